@@ -1,0 +1,244 @@
+"""A protocol-v1 client on ``websockets``: requests, live table views, resync, resume.
+
+Used by the CLI, the tests and the load generator; depends on ``protocol`` only
+(never on ``server``), so it doubles as the reference for third-party clients.
+
+Theory of operation: one reader task receives every frame.  ``ok``/``error`` resolve
+the request future with the same ``id``; ``snapshot`` replaces a table's mirrored
+view; ``patch`` is applied (RFC 6902, ``jsonpatch``) when its ``from`` is the version
+we hold, and its ``hash`` is checked -- on a gap or a mismatch the client sends
+``resync`` with the version it has.  Waiters are woken on every change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonpatch
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from protocol import SUBPROTOCOLS, Codec
+from protocol.codec import PROTOCOL_VERSION
+from protocol.viewhash import view_hash
+
+log = logging.getLogger("tablehub.client")
+
+
+class ServerError(Exception):
+    """An ``error`` reply: ``code`` is the stable wire code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class TableMirror:
+    """The client's copy of one table's view."""
+
+    version: int = -1
+    view: dict[str, Any] = field(default_factory=dict)
+    hash: str = ""
+    presence: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    resyncs: int = 0
+    mismatches: int = 0
+
+
+class Connection:
+    def __init__(self, ws: ClientConnection, codec: Codec, name: str) -> None:
+        self.ws = ws
+        self.codec = codec
+        self.name = name
+        self.tables: dict[str, TableMirror] = {}
+        self.seats: dict[str, int] = {}
+        self.tokens: dict[str, str] = {}
+        self.hello: dict[str, Any] = {}
+        self.lobby: list[dict[str, Any]] = []
+        self.closed: asyncio.Future[tuple[int | None, str]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self.on_message: Callable[[dict[str, Any]], None] | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._changed = asyncio.Condition()
+        self._reader = asyncio.create_task(self._read())
+
+    # -- connecting -------------------------------------------------------------------
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        name: str,
+        subprotocol: str = "tablehub.v1.msgpack",
+        resume: list[dict[str, Any]] | None = None,
+        **ws_options: Any,
+    ) -> Connection:
+        ws = await websockets.connect(
+            url,
+            subprotocols=[subprotocol],  # type: ignore[list-item]
+            compression=None,
+            max_size=2**24,
+            **ws_options,
+        )
+        conn = cls(ws, SUBPROTOCOLS[subprotocol], name)
+        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": name}
+        if resume:
+            hello["resume"] = resume
+        conn.hello = await conn.request("hello", **hello)
+        return conn
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reader
+
+    # -- requests ---------------------------------------------------------------------
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a request and wait for its reply; ``error`` raises ServerError."""
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self.ws.send(self.codec.encode({"t": kind, "id": request_id, **fields}))
+            reply = await future
+        finally:
+            self._pending.pop(request_id, None)
+        if reply["t"] == "error":
+            raise ServerError(reply["code"], reply["message"])
+        return reply
+
+    async def create_table(self, game: str, seats: int, **options: Any) -> str:
+        reply = await self.request("create_table", game=game, seats=seats, options=options)
+        table: str = reply["table"]
+        return table
+
+    async def join(self, table: str, seat: int | None = None, token: str | None = None) -> int:
+        fields: dict[str, Any] = {"table": table}
+        if seat is not None:
+            fields["seat"] = seat
+        if token is not None:
+            fields["token"] = token
+        self.tables.setdefault(table, TableMirror())
+        reply = await self.request("join", **fields)
+        self.seats[table] = reply["seat"]
+        self.tokens[table] = reply["token"]
+        return int(reply["seat"])
+
+    async def spectate(self, table: str) -> None:
+        self.tables.setdefault(table, TableMirror())
+        await self.request("spectate", table=table)
+
+    async def act(self, table: str, action: dict[str, Any]) -> int:
+        reply = await self.request("act", table=table, action=action)
+        return int(reply["version"])
+
+    async def legal(self, table: str) -> list[dict[str, Any]]:
+        reply = await self.request("legal", table=table)
+        actions: list[dict[str, Any]] = reply["actions"]
+        return actions
+
+    # -- waiting for table state ------------------------------------------------------
+
+    async def wait_for(
+        self,
+        table: str,
+        predicate: Callable[[TableMirror], bool],
+        timeout: float = 30.0,
+    ) -> TableMirror:
+        """Wait until the table's mirror satisfies ``predicate``."""
+
+        async def waiting() -> TableMirror:
+            async with self._changed:
+                while True:
+                    mirror = self.tables.get(table)
+                    if mirror is not None and mirror.version >= 0 and predicate(mirror):
+                        return mirror
+                    if self.closed.done():
+                        raise ConnectionError(f"connection closed: {self.closed.result()}")
+                    await self._changed.wait()
+
+        return await asyncio.wait_for(waiting(), timeout)
+
+    async def wait_version(self, table: str, version: int, timeout: float = 30.0) -> TableMirror:
+        return await self.wait_for(table, lambda m: m.version >= version, timeout)
+
+    # -- the reader -------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        code: int | None = None
+        reason = ""
+        try:
+            async for frame in self.ws:
+                msg = self.codec.decode(frame)
+                await self._dispatch(msg)
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            code, reason = self.ws.close_code, self.ws.close_reason or ""
+            if not self.closed.done():
+                self.closed.set_result((code, reason))
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError(f"connection closed ({code} {reason})"))
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def _dispatch(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("t")
+        if kind in ("ok", "error"):
+            future = self._pending.get(msg.get("id"))  # type: ignore[arg-type]
+            if future is not None and not future.done():
+                future.set_result(msg)
+        elif kind == "snapshot":
+            mirror = self.tables.setdefault(msg["table"], TableMirror())
+            mirror.view, mirror.version, mirror.hash = msg["view"], msg["version"], msg["hash"]
+            if view_hash(mirror.view) != mirror.hash:
+                mirror.mismatches += 1
+        elif kind == "patch":
+            await self._on_patch(msg)
+        elif kind == "event":
+            self.tables.setdefault(msg["table"], TableMirror()).events.extend(msg["events"])
+        elif kind == "presence":
+            self.tables.setdefault(msg["table"], TableMirror()).presence = msg
+        elif kind == "tables":
+            self.lobby = msg["tables"]
+        if self.on_message is not None:
+            self.on_message(msg)
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _on_patch(self, msg: dict[str, Any]) -> None:
+        mirror = self.tables.setdefault(msg["table"], TableMirror())
+        if msg["from"] != mirror.version:
+            if msg["to"] > mirror.version:
+                await self._resync(msg["table"], mirror)
+            return
+        view = jsonpatch.apply_patch(mirror.view, msg["ops"], in_place=False)
+        if view_hash(view) != msg["hash"]:
+            mirror.mismatches += 1
+            await self._resync(msg["table"], mirror)
+            return
+        mirror.view, mirror.version, mirror.hash = view, msg["to"], msg["hash"]
+
+    async def _resync(self, table: str, mirror: TableMirror) -> None:
+        mirror.resyncs += 1
+        request_id = next(self._ids)  # reply is not awaited (we are the reader)
+        fields: dict[str, Any] = {"t": "resync", "id": request_id, "table": table}
+        if mirror.version >= 0:
+            fields["version"] = mirror.version
+        await self.ws.send(self.codec.encode(fields))

@@ -1,0 +1,162 @@
+"""Encoding, decoding and validation of protocol v1 messages.
+
+Theory of operation: a connection negotiates one subprotocol; its :class:`Codec`
+turns frames into message dicts (``decode``) and back (``encode``).  A frame that is
+not valid msgpack/JSON raises :class:`DecodeError` (the session closes with 1007); a
+frame that decodes but is not a valid message raises :class:`ProtocolError` with a
+stable code (the session replies ``error`` and keeps the connection).
+
+Validation uses the JSON Schema files of ``protocol/v1`` (Draft 2020-12), loaded once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import msgpack
+from jsonschema import Draft202012Validator
+
+V1_DIR = Path(__file__).parent / "v1"
+PROTOCOL_VERSION = 1
+
+Message = dict[str, Any]
+
+
+class ProtocolError(Exception):
+    """A decodable message that breaks the protocol; ``code`` is the wire error code."""
+
+    def __init__(self, code: str, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+class DecodeError(Exception):
+    """The frame is not valid msgpack / JSON (close code 1007)."""
+
+
+@cache
+def index() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((V1_DIR / "index.json").read_text())
+    return data
+
+
+@cache
+def _schema_texts() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(V1_DIR.glob("*.json"))}
+
+
+@cache
+def schema_fingerprint() -> str:
+    """16 hex digits of SHA-256 over every schema file (name + bytes, sorted by name)."""
+    digest = hashlib.sha256()
+    for name, text in _schema_texts().items():
+        digest.update(name.encode() + b"\0" + text + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@cache
+def _validators() -> dict[str, Draft202012Validator]:
+    out = {}
+    for name, meta in index()["messages"].items():
+        schema = json.loads((V1_DIR / meta["schema"]).read_text())
+        out[name] = Draft202012Validator(schema)
+    return out
+
+
+@cache
+def message_types(direction: str) -> frozenset[str]:
+    """Message types sent in ``direction`` (client_to_server | server_to_client)."""
+    messages = index()["messages"]
+    return frozenset(name for name, meta in messages.items() if meta["direction"] == direction)
+
+
+def validate_inbound(msg: Any) -> Message:
+    """Check a decoded client message against its schema; raise ProtocolError if not valid."""
+    if not isinstance(msg, dict):
+        raise ProtocolError("bad_message", "a message must be a map with a 't' field")
+    request_id = msg.get("id")
+    if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+        request_id = None
+    kind = msg.get("t")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "a message needs a string field 't'", request_id)
+    if kind not in message_types("client_to_server"):
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:32]!r}", request_id)
+    error = next(iter(_validators()[kind].iter_errors(msg)), None)
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "message"
+        raise ProtocolError("bad_message", f"{kind}: {where}: {error.message[:200]}", request_id)
+    return msg
+
+
+def validate_outbound(msg: Message) -> None:
+    """Schema check of a server message (used by tests and clients, not on the hot path)."""
+    _validators()[msg["t"]].validate(msg)
+
+
+class Codec:
+    """One subprotocol's framing: msgpack in binary frames or JSON in text frames."""
+
+    def __init__(self, name: str, binary: bool) -> None:
+        self.name = name
+        self.binary = binary
+
+    def encode(self, msg: Message) -> bytes | str:
+        if self.binary:
+            out: bytes = msgpack.packb(msg, use_bin_type=True)
+            return out
+        return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+    def decode(self, frame: bytes | str) -> Any:
+        try:
+            if self.binary:
+                if not isinstance(frame, bytes):
+                    raise DecodeError("text frame on the msgpack subprotocol")
+                return msgpack.unpackb(frame, raw=False, strict_map_key=True)
+            if not isinstance(frame, str):
+                raise DecodeError("binary frame on the json subprotocol")
+            return json.loads(frame)
+        except DecodeError:
+            raise
+        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as err:
+            raise DecodeError(f"frame is not valid {'msgpack' if self.binary else 'JSON'}") from err
+
+
+SUBPROTOCOLS: dict[str, Codec] = {
+    "tablehub.v1.msgpack": Codec("tablehub.v1.msgpack", binary=True),
+    "tablehub.v1.json": Codec("tablehub.v1.json", binary=False),
+}
+
+
+def codec_for(offered: list[str]) -> Codec | None:
+    """The first subprotocol the client offered that we speak, or None."""
+    for name in offered:
+        if name in SUBPROTOCOLS:
+            return SUBPROTOCOLS[name]
+    return None
+
+
+class Frames:
+    """One server message encoded at most once per subprotocol.
+
+    A patch goes to every socket of an audience; this is how the same bytes are
+    reused for all of them (DESIGN.md: encode once per audience).
+    """
+
+    __slots__ = ("_encoded", "msg")
+
+    def __init__(self, msg: Message) -> None:
+        self.msg = msg
+        self._encoded: dict[str, bytes | str] = {}
+
+    def encoded(self, codec: Codec) -> bytes | str:
+        frame = self._encoded.get(codec.name)
+        if frame is None:
+            frame = self._encoded[codec.name] = codec.encode(self.msg)
+        return frame

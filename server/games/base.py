@@ -1,0 +1,207 @@
+"""The game-engine contract (DESIGN.md "Game engine contract").
+
+A game is a module of pure functions over plain data.  State, actions, views and
+events are JSON-compatible values: dicts with ``str`` keys, lists, ``str``, ``int``,
+``bool`` and ``None`` (no floats, no tuples), so they are msgpack-able as they are and
+views can be hashed canonically and diffed with RFC 6902.
+
+Each game module exports ``GAME = Game(...)``; the hub reaches games only through it.
+
+Rules for engine authors:
+
+* ``apply`` never mutates its input state.  It returns a new state (it may share
+  unchanged sub-objects with the old one) and a list of public events.
+* All randomness comes from :class:`server.games.rng.Rng` whose state is stored inside
+  the game state, so ``setup`` + replaying the log reproduces the game exactly.
+* No clock, no I/O, no global ``random``.  Deadlines are the hub's business: when a seat
+  misses one, the hub asks ``bot_action`` for that seat and applies the result as an
+  ordinary action.
+* ``view(state, seat)`` is all that audience may see; ``seat=None`` is a spectator.
+  Hidden information (deck order, face-down numbers, other players' hands, RNG state)
+  never appears in any view or event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+JSON: TypeAlias = Any
+"""A JSON-compatible value (see module docstring)."""
+
+State: TypeAlias = dict[str, Any]
+Action: TypeAlias = dict[str, Any]
+Event: TypeAlias = dict[str, Any]
+View: TypeAlias = dict[str, Any]
+
+
+class GameError(Exception):
+    """Base of every error a game engine raises; ``code`` is a stable wire code."""
+
+    code = "game_error"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+
+
+class IllegalAction(GameError):
+    """The action is refused; the state is unchanged.
+
+    Codes the hub passes on as they are:
+
+    * ``bad_action``     -- the action is malformed (unknown ``type``, missing field,
+                            wrong type, out-of-range value).
+    * ``not_your_turn``  -- this seat may not act now (includes "game is finished").
+    * ``illegal_action`` -- well-formed but against the rules; ``message`` says which
+                            rule, in words a player can act on ("square (3,4) would
+                            overhang level 1").
+    """
+
+    code = "illegal_action"
+
+
+class BadOptions(GameError):
+    """``setup`` was given options or a seat count the game does not accept."""
+
+    code = "bad_options"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One table option: its JSON-schema type, default and human description."""
+
+    type: str  # "integer" | "boolean" | "string"
+    default: JSON
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] | None = None
+
+    def describe(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "type": self.type,
+            "default": self.default,
+            "description": self.description,
+        }
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+
+@dataclass(frozen=True)
+class Game:
+    """A registered game: metadata plus the engine's pure functions.
+
+    ``status(state)`` returns a dict with at least::
+
+        {"phase": str,            # game-specific phase name, "finished" at the end
+         "to_act": [int, ...],    # seats that must act now (several = simultaneous)
+         "turn": int,             # changes whenever a new deadline should start
+         "finished": bool,
+         "result": None | {"scores": [int per seat], "winners": [seat, ...],
+                           "reason": str}}
+    """
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    setup: Callable[[dict[str, JSON], int, int], State]
+    legal_actions: Callable[[State, int], list[Action]]
+    apply: Callable[[State, int, Action], tuple[State, list[Event]]]
+    view: Callable[[State, int | None], View]
+    status: Callable[[State], dict[str, JSON]]
+    bot_action: Callable[[State, int], Action]
+    options: dict[str, Option] = field(default_factory=dict)
+    help: str = ""
+    public_view: bool = False
+    """True when ``view(state, seat)`` is the same for every seat and spectators: the
+    hub then computes and diffs one view per table instead of one per seat."""
+    max_players_with_options: Callable[[dict[str, JSON]], int] | None = None
+    """Seat limit for given options (e.g. a large tournament table); default max_players."""
+
+    def seat_limit(self, options: dict[str, JSON]) -> int:
+        if self.max_players_with_options is not None:
+            return self.max_players_with_options(options)
+        return self.max_players
+
+    def resolve_options(self, given: dict[str, JSON] | None) -> dict[str, JSON]:
+        """Defaults merged with ``given``; unknown or ill-typed options raise BadOptions."""
+        given = dict(given or {})
+        out: dict[str, JSON] = {}
+        for name, spec in self.options.items():
+            value = given.pop(name, spec.default)
+            out[name] = _check_option(name, spec, value)
+        if given:
+            raise BadOptions(f"unknown option(s) for {self.id}: {', '.join(sorted(given))}")
+        return out
+
+    def describe(self) -> dict[str, JSON]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "options": {name: spec.describe() for name, spec in self.options.items()},
+            "help": self.help,
+        }
+
+
+def _check_option(name: str, spec: Option, value: JSON) -> JSON:
+    if value is None and spec.default is None:
+        return None
+    if spec.type == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise BadOptions(f"option {name} must be an integer")
+        if spec.minimum is not None and value < spec.minimum:
+            raise BadOptions(f"option {name} must be at least {spec.minimum}")
+        if spec.maximum is not None and value > spec.maximum:
+            raise BadOptions(f"option {name} must be at most {spec.maximum}")
+    elif spec.type == "boolean":
+        if not isinstance(value, bool):
+            raise BadOptions(f"option {name} must be true or false")
+    elif spec.type == "string":
+        if not isinstance(value, str):
+            raise BadOptions(f"option {name} must be a string")
+        if spec.choices is not None and value not in spec.choices:
+            raise BadOptions(f"option {name} must be one of {', '.join(spec.choices)}")
+    return value
+
+
+def require_int(action: Action, key: str, lo: int | None = None, hi: int | None = None) -> int:
+    """Read an int field of an action or raise ``bad_action`` naming the field."""
+    value = action.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalAction(f"action field {key!r} must be an integer", "bad_action")
+    if lo is not None and value < lo:
+        raise IllegalAction(f"action field {key!r} must be at least {lo}", "bad_action")
+    if hi is not None and value > hi:
+        raise IllegalAction(f"action field {key!r} must be at most {hi}", "bad_action")
+    return value
+
+
+def require_str(action: Action, key: str, choices: tuple[str, ...] | None = None) -> str:
+    """Read a str field of an action (optionally one of ``choices``) or raise ``bad_action``."""
+    value = action.get(key)
+    if not isinstance(value, str):
+        raise IllegalAction(f"action field {key!r} must be a string", "bad_action")
+    if choices is not None and value not in choices:
+        raise IllegalAction(
+            f"action field {key!r} must be one of {', '.join(choices)}", "bad_action"
+        )
+    return value
+
+
+def action_type(action: Action) -> str:
+    """The action's ``type`` or ``bad_action``."""
+    if not isinstance(action, dict):
+        raise IllegalAction("an action must be a map with a 'type' field", "bad_action")
+    return require_str(action, "type")

@@ -1,0 +1,25 @@
+"""Prometheus metrics of one hub process (served at /metrics)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+CONNECTIONS = Gauge("tablehub_connections", "Open WebSocket connections")
+TABLES = Gauge("tablehub_tables", "Live tables in this process", ["game", "status"])
+MESSAGES_IN = Counter("tablehub_messages_in_total", "Frames received and decoded")
+ACTS = Counter("tablehub_acts_total", "act requests")
+ACT_LATENCY = Histogram(
+    "tablehub_act_seconds",
+    "act request to reply, in the hub",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+PUSHES = Counter("tablehub_pushes_total", "Table pushes written to sockets", ["kind"])
+ERRORS = Counter("tablehub_errors_total", "error replies by code", ["code"])
+SNAPSHOT_FALLBACKS = Counter(
+    "tablehub_snapshot_fallbacks_total", "Outbound queue overflows replaced by a snapshot"
+)
+COMMIT_LATENCY = Histogram(
+    "tablehub_commit_seconds",
+    "Store commit latency",
+    buckets=(0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1),
+)

@@ -1,0 +1,423 @@
+"""Session: one WebSocket connection -- decode, validate, rate-limit, dispatch, send.
+
+Theory of operation: ``run`` reads frames until the peer goes away.  Each frame is
+decoded by the negotiated codec and validated against protocol v1; requests go to
+the handlers below, which answer through :meth:`reply` / :meth:`fail`.  Requests that
+need a table actor (``act``, ``join``…) do not block the read loop: the reply is sent
+from the command future's callback, so every request gets exactly one reply.
+
+Outbound traffic has two queues drained by one writer task: *control* (replies,
+errors, lobby) goes first and is bounded by the request rate; *data* (snapshots,
+patches, events, presence) is bounded by ``Limits.outbound_queue``.  When the data
+queue overflows (a slow reader), everything pending in it is dropped and replaced
+by one fresh snapshot per table, taken when the writer gets to it; a reader that
+overflows too often is closed with 4000.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import itertools
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from protocol import Codec, DecodeError, Frames, ProtocolError, schema_fingerprint, validate_inbound
+from protocol.codec import PROTOCOL_VERSION
+from server import metrics
+from server.config import Limits
+from server.hub import Hub
+from server.tables.actor import Act, AddBot, Join
+from server.tables.errors import TableError
+
+log = logging.getLogger("tablehub.session")
+
+SERVER_NAME = "tablehub/0.1"
+_ids = itertools.count(1)
+
+SendFrame = Callable[[bytes | str], Awaitable[None]]
+Close = Callable[[int, str], Awaitable[None]]
+
+
+class SessionState(enum.Enum):
+    OPEN = "open"  # accepted, waiting for hello
+    READY = "ready"  # hello done
+    CLOSED = "closed"
+
+
+class Closing(Exception):
+    """Close the connection with a WebSocket close code and reason."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class TokenBucket:
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class WindowCounter:
+    """Events in the last 60 seconds."""
+
+    def __init__(self) -> None:
+        self.stamps: deque[float] = deque()
+
+    def hit(self) -> int:
+        now = time.monotonic()
+        self.stamps.append(now)
+        while self.stamps and self.stamps[0] < now - 60:
+            self.stamps.popleft()
+        return len(self.stamps)
+
+
+class Session:
+    def __init__(
+        self, hub: Hub, codec: Codec, send: SendFrame, close: Close, limits: Limits
+    ) -> None:
+        self.id = next(_ids)
+        self.hub = hub
+        self.codec = codec
+        self._send = send
+        self._close = close
+        self.limits = limits
+        self.state = SessionState.OPEN
+        self.name = ""
+        self.seats: dict[str, int] = {}  # table -> seat held by this connection
+        self.watching: dict[str, int | None] = {}  # table -> audience (seat or None)
+        self._control: deque[bytes | str] = deque()
+        self._data: deque[tuple[str, int, Frames | None, str]] = deque()
+        self._sent_version: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._bucket = TokenBucket(limits.messages_per_second, limits.burst)
+        self._errors = WindowCounter()
+        self._overflows = WindowCounter()
+        self._closing: Closing | None = None
+
+    # -- outbound --------------------------------------------------------------------
+
+    def reply(self, request_id: Any, **fields: Any) -> None:
+        self._push_control({"t": "ok", "id": request_id, **fields})
+
+    def fail(self, request_id: Any, code: str, message: str) -> None:
+        metrics.ERRORS.labels(code).inc()
+        self._push_control({"t": "error", "id": request_id, "code": code, "message": message})
+        if self._errors.hit() > self.limits.max_errors_per_minute:
+            self._abort(Closing(1008, "too many bad requests"))
+
+    def _push_control(self, msg: dict[str, Any]) -> None:
+        if self.state is SessionState.CLOSED:
+            return
+        self._control.append(self.codec.encode(msg))
+        self._wake.set()
+
+    def deliver_lobby(self, frames: Frames) -> None:
+        if self.state is SessionState.CLOSED:
+            return
+        self._control.append(frames.encoded(self.codec))
+        self._wake.set()
+
+    def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
+        """Queue a table push (called by feeds; never blocks)."""
+        if self.state is SessionState.CLOSED or table not in self.watching:
+            return
+        if len(self._data) >= self.limits.outbound_queue:
+            self._overflow()
+            if kind in ("patch", "event"):
+                return  # covered by the fresh snapshot
+        self._data.append((table, version, frames, kind))
+        self._wake.set()
+
+    def _overflow(self) -> None:
+        metrics.SNAPSHOT_FALLBACKS.inc()
+        if self._overflows.hit() > self.limits.max_overflows_per_minute:
+            self._abort(Closing(4000, "slow consumer"))
+            return
+        self._data.clear()
+        for table in self.watching:
+            self._data.append((table, -1, None, "refresh"))
+
+    async def writer(self) -> None:
+        """Drain the queues: control first, then data (one frame per await)."""
+        while True:
+            if not self._control and not self._data and self._closing is None:
+                self._wake.clear()
+                await self._wake.wait()
+            if self._closing is not None:
+                await self._close(self._closing.code, self._closing.reason)
+                return
+            if self._control:
+                await self._send(self._control.popleft())
+                continue
+            table, version, frames, kind = self._data.popleft()
+            frame = self._data_frame(table, version, frames, kind)
+            if frame is not None:
+                await self._send(frame)
+
+    def _data_frame(
+        self, table: str, version: int, frames: Frames | None, kind: str
+    ) -> bytes | str | None:
+        if table not in self.watching:
+            return None
+        sent = self._sent_version.get(table, -1)
+        if kind == "refresh":
+            live = self.hub.live.get(table)
+            if live is None:
+                return None
+            frames = live.feed.snapshot(self.watching[table])
+            version = live.feed.record.version
+            kind = "snapshot"
+        assert frames is not None
+        if kind == "snapshot":
+            self._sent_version[table] = version
+        elif kind == "patch":
+            if frames.msg["from"] != sent:
+                return None  # already covered by a later snapshot
+            self._sent_version[table] = version
+        metrics.PUSHES.labels(kind).inc()
+        return frames.encoded(self.codec)
+
+    def _abort(self, closing: Closing) -> None:
+        if self._closing is None:
+            self._closing = closing
+            self._wake.set()
+
+    # -- inbound -----------------------------------------------------------------------
+
+    async def handle_frame(self, frame: bytes | str) -> None:
+        """One inbound frame; raises Closing when the connection must end."""
+        if self._closing is not None:
+            raise self._closing
+        if self.codec.binary != isinstance(frame, bytes):
+            raise Closing(
+                1003,
+                f"{'text' if self.codec.binary else 'binary'} frame "
+                f"on the {self.codec.name} subprotocol",
+            )
+        if len(frame) > self.limits.max_frame_bytes:
+            raise Closing(1009, "frame too large")
+        try:
+            raw = self.codec.decode(frame)
+        except DecodeError as err:
+            raise Closing(1007, str(err)) from None
+        metrics.MESSAGES_IN.inc()
+        try:
+            msg = validate_inbound(raw)
+        except ProtocolError as err:
+            self.fail(err.request_id, err.code, err.message)
+            return
+        if not self._bucket.take():
+            self.fail(msg["id"], "rate_limited", "too many messages; slow down")
+            return
+        kind = msg["t"]
+        if self.state is SessionState.OPEN and kind != "hello":
+            self.fail(msg["id"], "hello_required", "the first message must be hello")
+            return
+        handler = getattr(self, f"on_{kind}")
+        try:
+            await handler(msg)
+        except TableError as err:
+            self.fail(msg["id"], err.code, err.message)
+        if self._closing is not None:
+            raise self._closing
+
+    def _answer(
+        self, request_id: Any, future: asyncio.Future[Any], then: Callable[[Any], None]
+    ) -> None:
+        """Reply when a table command completes: ok (after ``then``) or its error."""
+
+        def done(fut: asyncio.Future[Any]) -> None:
+            err = fut.exception()
+            if err is None:
+                then(fut.result())
+            elif isinstance(err, TableError):
+                self.fail(request_id, err.code, err.message)
+            else:
+                log.error("request %r failed: %r", request_id, err)
+                self.fail(request_id, "internal_error", "internal error")
+
+        future.add_done_callback(done)
+
+    # -- handlers ------------------------------------------------------------------------
+
+    async def on_hello(self, msg: dict[str, Any]) -> None:
+        if self.state is not SessionState.OPEN:
+            raise TableError("bad_message", "hello was already done on this connection")
+        if msg["v"] != PROTOCOL_VERSION:
+            raise TableError(
+                "unsupported_version", f"this server speaks protocol v{PROTOCOL_VERSION}"
+            )
+        self.name = msg["name"]
+        self.state = SessionState.READY
+        resumed = []
+        for item in msg.get("resume", []):
+            resumed.append(await self._resume(item))
+        self.reply(
+            msg["id"],
+            server=SERVER_NAME,
+            v=PROTOCOL_VERSION,
+            schema=schema_fingerprint(),
+            session=str(self.id),
+            resumed=resumed,
+        )
+
+    async def _resume(self, item: dict[str, Any]) -> dict[str, Any]:
+        table = item["table"]
+        try:
+            if "token" in item:
+                result = await self.hub.submit(
+                    table, Join(self.name, item.get("seat"), item["token"])
+                )
+                self.seats[table] = result["seat"]
+                self._watch(table, result["seat"], item.get("version"))
+                return {"table": table, "seat": result["seat"], "ok": True}
+            self._watch(table, None, item.get("version"), live=await self.hub.table(table))
+            return {"table": table, "seat": None, "ok": True}
+        except TableError as err:
+            return {"table": table, "seat": None, "ok": False, "code": err.code}
+
+    async def on_ping(self, msg: dict[str, Any]) -> None:
+        self.reply(msg["id"])
+
+    async def on_list_games(self, msg: dict[str, Any]) -> None:
+        self.reply(msg["id"], games=self.hub.games())
+
+    async def on_list_tables(self, msg: dict[str, Any]) -> None:
+        self.reply(msg["id"], tables=await self.hub.tables(msg.get("game")))
+
+    async def on_subscribe_tables(self, msg: dict[str, Any]) -> None:
+        if msg.get("unsubscribe"):
+            self.hub.unsubscribe_lobby(self)
+            self.reply(msg["id"])
+            return
+        self.hub.subscribe_lobby(self)
+        self.reply(msg["id"], tables=await self.hub.tables())
+
+    async def on_create_table(self, msg: dict[str, Any]) -> None:
+        table = await self.hub.create_table(
+            msg["game"], msg["seats"], msg.get("options"), msg.get("name", "")
+        )
+        self.reply(msg["id"], table=table)
+
+    async def on_join(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        self._check_room(table)
+        live = await self.hub.table(table)
+
+        def joined(result: dict[str, Any]) -> None:
+            self.seats[table] = result["seat"]
+            self.reply(msg["id"], seat=result["seat"], token=result["token"])
+            self._watch(table, result["seat"], None, live)
+
+        future = live.actor.submit(Join(self.name, msg.get("seat"), msg.get("token")))
+        self._answer(msg["id"], future, joined)
+
+    async def on_add_bot(self, msg: dict[str, Any]) -> None:
+        live = await self.hub.table(msg["table"])
+        future = live.actor.submit(AddBot(msg.get("seat"), msg.get("level", 1)))
+        self._answer(msg["id"], future, lambda result: self.reply(msg["id"], seat=result["seat"]))
+
+    async def on_spectate(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        self._check_room(table)
+        live = await self.hub.table(table)
+        self.seats.pop(table, None)
+        self.reply(msg["id"], version=live.feed.record.version)
+        self._watch(table, None, None, live)
+
+    async def on_act(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        seat = self.seats.get(table)
+        if seat is None:
+            raise TableError("unauthorized", "join this table (with your seat token) to act")
+        live = await self.hub.table(table)
+        metrics.ACTS.inc()
+        started = time.perf_counter()
+
+        def acted(result: dict[str, Any]) -> None:
+            metrics.ACT_LATENCY.observe(time.perf_counter() - started)
+            self.reply(msg["id"], version=result["version"])
+
+        self._answer(msg["id"], live.actor.submit(Act(seat, msg["action"])), acted)
+
+    async def on_legal(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        seat = self.seats.get(table)
+        if seat is None:
+            raise TableError("unauthorized", "join this table to ask for your legal actions")
+        live = await self.hub.table(table)
+        record = live.actor.record
+        actions = live.actor.game.legal_actions(record.state, seat)
+        self.reply(msg["id"], actions=actions, version=record.version)
+
+    async def on_resync(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        if table not in self.watching:
+            raise TableError("unknown_table", "join or spectate this table first")
+        live = await self.hub.table(table)
+        self.reply(msg["id"], version=live.feed.record.version)
+        frames = live.feed.catch_up(self.watching[table], msg.get("version", -1))
+        self._sent_version[table] = frames.msg.get("from", -1)
+        self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
+
+    async def on_leave(self, msg: dict[str, Any]) -> None:
+        table = msg["table"]
+        self._unwatch(table)
+        self.seats.pop(table, None)
+        self.reply(msg["id"])
+
+    # -- subscriptions ---------------------------------------------------------------------
+
+    def _check_room(self, table: str) -> None:
+        if (
+            table not in self.watching
+            and len(self.watching) >= self.limits.max_tables_per_connection
+        ):
+            raise TableError("rate_limited", "watching too many tables on one connection")
+
+    def _watch(self, table: str, seat: int | None, version: int | None, live: Any = None) -> None:
+        live = live or self.hub.live[table]
+        self.watching[table] = seat
+        self._sent_version.pop(table, None)
+        if version is None:
+            live.feed.subscribe(self, seat)
+        else:
+            live.feed.subscribe(self, seat, send_snapshot=False)
+            frames = live.feed.catch_up(seat, version)
+            self._sent_version[table] = frames.msg.get("from", -1)
+            self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
+        self.hub.presence_changed()
+
+    def _unwatch(self, table: str) -> None:
+        if self.watching.pop(table, "absent") == "absent":
+            return
+        self._sent_version.pop(table, None)
+        live = self.hub.live.get(table)
+        if live is not None:
+            live.feed.unsubscribe(self)
+        self.hub.presence_changed()
+
+    def close_all(self) -> None:
+        """The connection is gone: leave every table and the lobby."""
+        self.state = SessionState.CLOSED
+        for table in list(self.watching):
+            self._unwatch(table)
+        self.hub.unsubscribe_lobby(self)
+        self._control.clear()
+        self._data.clear()

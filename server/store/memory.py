@@ -1,0 +1,53 @@
+"""``memory://``: the embedded store for one process.
+
+Records are kept as the objects themselves (states are never mutated in place, so
+no copy is needed); the log is a list per table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from server.store.base import Store, StoreError, VersionConflict
+from server.tables.record import LogEntry, TableRecord
+
+
+class MemoryStore(Store):
+    url = "memory://"
+
+    def __init__(self) -> None:
+        self._records: dict[str, TableRecord] = {}
+        self._logs: dict[str, list[LogEntry]] = {}
+
+    async def create(self, record: TableRecord) -> None:
+        if record.table in self._records:
+            raise StoreError(f"table {record.table} exists")
+        self._records[record.table] = dataclasses.replace(record)
+        self._logs[record.table] = []
+
+    async def load(self, table: str) -> TableRecord | None:
+        record = self._records.get(table)
+        return None if record is None else dataclasses.replace(record)
+
+    async def commit(
+        self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
+    ) -> None:
+        current = self._records.get(record.table)
+        if current is None:
+            raise StoreError(f"no table {record.table}")
+        if current.version != expected_version or record.version != expected_version + 1:
+            raise VersionConflict(
+                f"table {record.table} is at {current.version}, not {expected_version}"
+            )
+        self._records[record.table] = dataclasses.replace(record)
+        self._logs[record.table].append(entry)
+
+    async def log(self, table: str) -> list[LogEntry]:
+        return list(self._logs.get(table, []))
+
+    async def tables(self) -> list[TableRecord]:
+        return list(self._records.values())
+
+    async def delete(self, table: str) -> None:
+        self._records.pop(table, None)
+        self._logs.pop(table, None)

@@ -1,0 +1,227 @@
+"""TableFeed: per-process fan-out of one table's commits to the sockets watching it.
+
+Theory of operation: subscribers are grouped by *audience* -- a seat, or the
+spectators (``None``); for a game with ``public_view`` everyone is one audience.  On
+each commit the feed computes, for every audience that has subscribers, the new view,
+the RFC 6902 diff from that audience's previous view and its hash; it builds the
+``patch`` message once and hands the same :class:`Frames` (encoded at most once per
+subprotocol) to every subscriber of the audience.  Subscribers only enqueue (no await
+per socket); their own writer tasks do the sending.
+
+A bounded ring of recent records lets a client that missed versions catch up with
+one patch from the version it has to the current one; older gaps get a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Protocol
+
+from protocol import Frames
+from server.games import get_game
+from server.games.base import Event, Game
+from server.tables.record import LogEntry, TableRecord
+from server.tables.viewdiff import diff, view_hash
+
+RECENT_VERSIONS = 64
+
+Audience = int | None
+
+
+class Subscriber(Protocol):
+    """A session's side of a subscription; ``deliver`` must not block or await."""
+
+    id: int
+
+    def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None: ...
+
+
+def table_view(game: Game, record: TableRecord, seat: Audience) -> dict[str, Any]:
+    """What ``seat`` (None = spectator) sees of a table: hub status + the game's view."""
+    status = game.status(record.state)
+    return {
+        "table": record.table,
+        "game": record.game,
+        "status": str(record.status),
+        "seats": [{"name": s.name, "bot": s.bot} for s in record.seats],
+        "phase": status["phase"],
+        "to_act": status["to_act"],
+        "turn": status["turn"],
+        "deadline": record.deadline,
+        "result": status["result"],
+        "board": game.view(record.state, seat),
+    }
+
+
+class _AudienceState:
+    __slots__ = ("hash", "subscribers", "version", "view")
+
+    def __init__(self) -> None:
+        self.subscribers: dict[int, Subscriber] = {}
+        self.version = -1
+        self.view: dict[str, Any] = {}
+        self.hash = ""
+
+
+class TableFeed:
+    def __init__(self, record: TableRecord) -> None:
+        game = get_game(record.game)
+        if game is None:
+            raise LookupError(record.game)
+        self.game = game
+        self.table = record.table
+        self.record = record
+        self._recent: deque[TableRecord] = deque([record], maxlen=RECENT_VERSIONS)
+        self._audiences: dict[Audience, _AudienceState] = {}
+        self._seat_of: dict[int, Audience] = {}
+        self._connected: dict[int, int] = {}
+
+    # -- audiences ----------------------------------------------------------------------
+
+    def _key(self, seat: Audience) -> Audience:
+        return None if self.game.public_view else seat
+
+    def _current(self, key: Audience) -> _AudienceState:
+        aud = self._audiences.setdefault(key, _AudienceState())
+        if aud.version != self.record.version:
+            aud.view = table_view(self.game, self.record, key)
+            aud.hash = view_hash(aud.view)
+            aud.version = self.record.version
+        return aud
+
+    def snapshot(self, seat: Audience) -> Frames:
+        aud = self._current(self._key(seat))
+        return Frames(
+            {
+                "t": "snapshot",
+                "table": self.table,
+                "version": aud.version,
+                "view": aud.view,
+                "hash": aud.hash,
+            }
+        )
+
+    # -- subscriptions -------------------------------------------------------------------
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._seat_of)
+
+    def subscribe(self, sub: Subscriber, seat: Audience, send_snapshot: bool = True) -> None:
+        """Add (or move) a subscriber and send it a snapshot; presence goes to all."""
+        self.unsubscribe(sub, announce=False)
+        self._audiences.setdefault(self._key(seat), _AudienceState()).subscribers[sub.id] = sub
+        self._seat_of[sub.id] = seat
+        if seat is not None:
+            self._connected[seat] = self._connected.get(seat, 0) + 1
+        if send_snapshot:
+            sub.deliver(self.table, self.record.version, self.snapshot(seat), "snapshot")
+        self._announce_presence()
+
+    def unsubscribe(self, sub: Subscriber, announce: bool = True) -> None:
+        if sub.id not in self._seat_of:
+            return
+        seat = self._seat_of.pop(sub.id)
+        key = self._key(seat)
+        aud = self._audiences.get(key)
+        if aud is not None:
+            aud.subscribers.pop(sub.id, None)
+            if not aud.subscribers:
+                del self._audiences[key]
+        if seat is not None:
+            self._connected[seat] -= 1
+            if not self._connected[seat]:
+                del self._connected[seat]
+        if announce:
+            self._announce_presence()
+
+    def presence(self) -> dict[str, Any]:
+        return {
+            "t": "presence",
+            "table": self.table,
+            "seats": [
+                {"name": s.name, "bot": s.bot, "connected": s.bot or i in self._connected}
+                for i, s in enumerate(self.record.seats)
+            ],
+            "spectators": sum(1 for seat in self._seat_of.values() if seat is None),
+        }
+
+    def _announce_presence(self) -> None:
+        frames = Frames(self.presence())
+        for aud in self._audiences.values():
+            for sub in aud.subscribers.values():
+                sub.deliver(self.table, self.record.version, frames, "presence")
+
+    # -- commits ------------------------------------------------------------------------
+
+    def on_commit(self, record: TableRecord, entry: LogEntry, events: list[Event]) -> None:
+        """Fan out one committed version to every audience (called in version order)."""
+        previous = self.record
+        self.record = record
+        self._recent.append(record)
+        for key, aud in self._audiences.items():
+            if not aud.subscribers:
+                continue
+            old_view, old_hash = aud.view, aud.hash
+            if aud.version != previous.version:
+                old_view = table_view(self.game, previous, key)
+            new = self._current(key)
+            if new.hash == old_hash and new.view == old_view:
+                ops: list[dict[str, Any]] = []
+            else:
+                ops = diff(old_view, new.view)
+            frames = Frames(
+                {
+                    "t": "patch",
+                    "table": self.table,
+                    "from": previous.version,
+                    "to": record.version,
+                    "ops": ops,
+                    "hash": new.hash,
+                }
+            )
+            for sub in aud.subscribers.values():
+                sub.deliver(self.table, record.version, frames, "patch")
+        if events:
+            event_frames = Frames(
+                {"t": "event", "table": self.table, "version": record.version, "events": events}
+            )
+            for aud in self._audiences.values():
+                for sub in aud.subscribers.values():
+                    sub.deliver(self.table, record.version, event_frames, "event")
+        if entry.get("k") == "seat":
+            self._announce_presence()
+
+    def catch_up(self, seat: Audience, version: int) -> Frames:
+        """One patch from ``version`` to now if that version is still known, else a snapshot."""
+        if version == self.record.version:
+            return self.snapshot(seat) if version < 0 else self._empty_patch(seat)
+        for old in self._recent:
+            if old.version == version:
+                key = self._key(seat)
+                old_view = table_view(self.game, old, key)
+                aud = self._current(key)
+                return Frames(
+                    {
+                        "t": "patch",
+                        "table": self.table,
+                        "from": version,
+                        "to": aud.version,
+                        "ops": diff(old_view, aud.view),
+                        "hash": aud.hash,
+                    }
+                )
+        return self.snapshot(seat)
+
+    def _empty_patch(self, seat: Audience) -> Frames:
+        aud = self._current(self._key(seat))
+        return Frames(
+            {
+                "t": "patch",
+                "table": self.table,
+                "from": aud.version,
+                "to": aud.version,
+                "ops": [],
+                "hash": aud.hash,
+            }
+        )

@@ -1,0 +1,101 @@
+"""A table's persistent record and its action log (what the store keeps).
+
+The record is plain data so every store can serialise it with msgpack as it is.  The
+log is the table's history: replaying it from ``setup`` rebuilds the state exactly
+(:func:`replay`).  Log entry kinds:
+
+* ``{"k": "seat", "seat": i, "name": str, "bot": bool}``  -- a seat was taken.
+* ``{"k": "act", "seat": i, "action": {...}, "by": "player"|"bot"|"deadline"}``.
+* ``{"k": "deadline", "turn": t, "at": ms}``  -- a deadline was set (informational).
+
+Every entry carries ``"v"``: the table version it produced.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from server.games import get_game
+from server.games.base import State
+
+
+class TableStatus(enum.StrEnum):
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+LogEntry = dict[str, Any]
+
+
+@dataclass
+class Seat:
+    name: str | None = None
+    bot: bool = False
+    level: int = 1
+    token_hash: str | None = None
+    """SHA-256 of the seat token; the token itself is only ever sent to its holder."""
+
+    @property
+    def taken(self) -> bool:
+        return self.bot or self.token_hash is not None
+
+
+@dataclass
+class TableRecord:
+    table: str
+    game: str
+    options: dict[str, Any]
+    turn_ms: int | None
+    seed: int
+    seats: list[Seat]
+    state: State
+    version: int = 0
+    status: TableStatus = TableStatus.WAITING
+    deadline: int | None = None
+    """Epoch milliseconds at which the seats in ``to_act`` get their fallback move."""
+    deadline_turn: int | None = None
+    name: str = ""
+    created_ms: int = 0
+    updated_ms: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_plain(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["status"] = str(self.status)
+        return out
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> TableRecord:
+        data = dict(data)
+        data["seats"] = [Seat(**s) for s in data["seats"]]
+        data["status"] = TableStatus(data["status"])
+        return cls(**data)
+
+    def summary(self) -> dict[str, Any]:
+        """The public lobby line of this table (without presence)."""
+        return {
+            "table": self.table,
+            "game": self.game,
+            "name": self.name,
+            "status": str(self.status),
+            "seats": [{"name": s.name, "bot": s.bot} for s in self.seats],
+            "options": {
+                **self.options,
+                "turn_seconds": None if self.turn_ms is None else self.turn_ms / 1000,
+            },
+        }
+
+
+def replay(record: TableRecord, log: list[LogEntry]) -> State:
+    """Rebuild a table's game state from its setup parameters and log."""
+    game = get_game(record.game)
+    if game is None:
+        raise LookupError(f"unknown game {record.game}")
+    state = game.setup(record.options, len(record.seats), record.seed)
+    for entry in log:
+        if entry["k"] == "act":
+            state, _ = game.apply(state, entry["seat"], entry["action"])
+    return state

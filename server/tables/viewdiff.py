@@ -1,0 +1,56 @@
+"""RFC 6902 diffs of views (and, re-exported, the protocol's view hash).
+
+``diff`` produces RFC 6902 operations turning ``old`` into ``new``.  It walks both
+trees and stops at equal sub-trees (a C-level ``==``), so its cost follows the size
+of the change, not of the view.  Lists that only grew or shrank at the end get
+``add``/``remove`` at the end; other list changes recurse per index.  It only emits
+``add``, ``remove`` and ``replace``, which every JSON Patch library applies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.viewhash import canonical_json, view_hash
+
+__all__ = ["canonical_json", "diff", "view_hash"]
+
+Op = dict[str, Any]
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def diff(old: Any, new: Any) -> list[Op]:
+    """RFC 6902 operations that turn ``old`` into ``new``."""
+    ops: list[Op] = []
+    _diff(old, new, "", ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
+    if old == new and type(old) is type(new):
+        return
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": f"{path}/{_escape(key)}"})
+        for key, value in new.items():
+            sub = f"{path}/{_escape(key)}"
+            if key in old:
+                _diff(old[key], value, sub, ops)
+            else:
+                ops.append({"op": "add", "path": sub, "value": value})
+        return
+    if isinstance(old, list) and isinstance(new, list):
+        common = min(len(old), len(new))
+        for i in range(common):
+            _diff(old[i], new[i], f"{path}/{i}", ops)
+        # Shrink from the end so earlier indices stay valid; grow by appending.
+        for i in range(len(old) - 1, common - 1, -1):
+            ops.append({"op": "remove", "path": f"{path}/{i}"})
+        for i in range(common, len(new)):
+            ops.append({"op": "add", "path": f"{path}/-", "value": new[i]})
+        return
+    ops.append({"op": "replace", "path": path, "value": new})

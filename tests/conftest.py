@@ -1,0 +1,144 @@
+"""Fixtures that start real components: uvicorn on a free port, a throwaway redis-server.
+
+Server tests talk to a real uvicorn (websockets-sansio) over real sockets; nothing is
+mocked.  ``REDIS_URL`` points the Redis tests at an existing server instead of a
+throwaway one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+
+from clients.cli.connection import Connection
+from server.config import Limits
+from server.hub import Hub
+from server.transport.app import create_app
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class RunningHub:
+    app: Starlette
+    server: uvicorn.Server
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def hub(self) -> Hub:
+        hub: Hub = self.app.state.hub
+        return hub
+
+    async def connect(self, name: str = "tester", **kwargs: Any) -> Connection:
+        return await Connection.connect(self.url, name, **kwargs)
+
+
+async def start_hub(store_url: str = "memory://", limits: Limits | None = None) -> RunningHub:
+    app = create_app(store_url, limits)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app,
+        loop="asyncio",
+        ws="websockets-sansio",
+        ws_max_size=(limits or Limits()).max_frame_bytes,
+        ws_per_message_deflate=False,
+        log_level="warning",
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    server.config.setup_event_loop = lambda: None  # type: ignore[method-assign]
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    running = RunningHub(app, server, port)
+    running.task = task  # type: ignore[attr-defined]
+    return running
+
+
+async def stop_hub(running: RunningHub) -> None:
+    running.server.should_exit = True
+    await running.task  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[RunningHub]:
+    running = await start_hub()
+    try:
+        yield running
+    finally:
+        await stop_hub(running)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A throwaway redis-server on a free port (or REDIS_URL when set)."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not on PATH (install it, or set REDIS_URL)")
+    port = free_port()
+    workdir = tempfile.mkdtemp(prefix="tablehub-redis-")
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            workdir,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                pytest.fail("redis-server did not start")
+            time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)

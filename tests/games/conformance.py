@@ -1,0 +1,142 @@
+"""Engine-contract checks shared by every game's tests (STYLE.md "Tests follow the layers").
+
+``playout`` drives a game from ``setup`` to the end (or ``max_steps``) choosing, at
+each step, a seat that must act and either the bot's move or a random legal action.
+``check_playout`` then asserts the contract on the recorded game:
+
+* every state, view and event is plain JSON data (and survives a msgpack round trip);
+* ``apply`` never mutated the state it was given;
+* replaying the log from ``setup`` reproduces every intermediate state exactly;
+* for every audience, applying ``diff(old_view, new_view)`` with the independent
+  ``jsonpatch`` library gives the new view, and the hash matches;
+* a game-specific ``leak_check(state, view, seat)`` (hidden information) holds.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonpatch
+import msgpack
+
+from server.games.base import Action, Game, IllegalAction, State
+from server.tables.viewdiff import diff, view_hash
+
+LeakCheck = Callable[[State, dict[str, Any], int | None], None]
+
+
+@dataclass
+class Playout:
+    game: Game
+    options: dict[str, Any]
+    seats: int
+    seed: int
+    states: list[State] = field(default_factory=list)
+    log: list[tuple[int, Action]] = field(default_factory=list)
+    events: list[list[dict[str, Any]]] = field(default_factory=list)
+
+
+def assert_plain(value: Any, where: str = "$") -> None:
+    """JSON-compatible: dict[str, ...], list, str, int, bool, None only."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            assert_plain(item, f"{where}[{i}]")
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert isinstance(key, str), f"non-string key {key!r} at {where}"
+            assert_plain(item, f"{where}.{key}")
+        return
+    raise AssertionError(f"{type(value).__name__} at {where} is not plain JSON data")
+
+
+def playout(
+    game: Game,
+    seats: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    max_steps: int = 5000,
+    bot_share: float = 0.5,
+) -> Playout:
+    """Play one game; ``bot_share`` of the moves are the bot's, the rest random legal."""
+    chooser = random.Random(seed)
+    resolved = game.resolve_options(options)
+    result = Playout(game, resolved, seats, seed)
+    state = game.setup(resolved, seats, seed)
+    result.states.append(state)
+    for _ in range(max_steps):
+        status = game.status(state)
+        if status["finished"]:
+            break
+        to_act = status["to_act"]
+        assert to_act, f"game not finished but nobody to act: {status}"
+        seat = chooser.choice(to_act)
+        if chooser.random() < bot_share:
+            action = game.bot_action(state, seat)
+        else:
+            legal = game.legal_actions(state, seat)
+            assert legal, f"seat {seat} must act but has no legal action"
+            action = chooser.choice(legal)
+        before = copy.deepcopy(state)
+        state, events = game.apply(state, seat, action)
+        assert result.states[-1] == before, "apply mutated its input state"
+        result.states.append(state)
+        result.log.append((seat, action))
+        result.events.append(events)
+    return result
+
+
+def check_playout(p: Playout, leak_check: LeakCheck | None = None) -> None:
+    game = p.game
+    # Plain data, msgpack round trip.
+    for state in p.states:
+        assert_plain(state)
+        assert msgpack.unpackb(msgpack.packb(state), strict_map_key=True) == state
+    for events in p.events:
+        assert_plain(events)
+    # Replay equals live.
+    state = game.setup(p.options, p.seats, p.seed)
+    assert state == p.states[0]
+    for i, (seat, action) in enumerate(p.log):
+        state, _ = game.apply(state, seat, copy.deepcopy(action))
+        assert state == p.states[i + 1], f"replay diverged at step {i}"
+    # Views: patches reproduce them, hashes match, nothing hidden leaks.
+    audiences: list[int | None] = [None, *range(p.seats)]
+    for audience in audiences:
+        previous = game.view(p.states[0], audience)
+        for state in p.states:
+            current = game.view(state, audience)
+            assert_plain(current)
+            if game.public_view and audience is not None:
+                assert current == game.view(state, None), "public_view game differs by seat"
+            if leak_check is not None:
+                leak_check(state, current, audience)
+            ops = diff(previous, current)
+            patched = jsonpatch.apply_patch(previous, ops)
+            assert patched == current
+            assert view_hash(patched) == view_hash(current)
+            json.dumps(ops)
+            previous = current
+
+
+def assert_refused(
+    game: Game, state: State, seat: int, action: Action, code: str, fragment: str = ""
+) -> IllegalAction:
+    """``apply`` refuses with ``code`` (and a message containing ``fragment``);
+    the state is unchanged."""
+    before = copy.deepcopy(state)
+    try:
+        game.apply(state, seat, action)
+    except IllegalAction as err:
+        assert err.code == code, f"expected {code}, got {err.code}: {err.message}"
+        assert fragment.lower() in err.message.lower(), err.message
+        assert state == before
+        return err
+    raise AssertionError(f"action {action} was accepted; expected {code}")
