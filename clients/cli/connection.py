@@ -97,6 +97,31 @@ class Connection:
         conn.hello = await conn.request("hello", **hello)
         return conn
 
+    async def reconnect(self, url: str, **ws_options: Any) -> Connection:
+        """A new connection that resumes every table of this one (seats by token,
+        spectating again otherwise) from the versions held; mirrors carry over so the
+        missed versions arrive as patches."""
+        resume: list[dict[str, Any]] = []
+        for table, mirror in self.tables.items():
+            item: dict[str, Any] = {"table": table}
+            if table in self.tokens:
+                item["token"] = self.tokens[table]
+            if mirror.version >= 0:
+                item["version"] = mirror.version
+            resume.append(item)
+        if not self.closed.done():
+            await self.close()
+        ws = await websockets.connect(
+            url, subprotocols=[self.codec.name], compression=None, max_size=2**24, **ws_options
+        )  # type: ignore[list-item]
+        conn = type(self)(ws, self.codec, self.name)
+        conn.tables, conn.tokens = self.tables, self.tokens
+        conn.hello = await conn.request("hello", v=PROTOCOL_VERSION, name=self.name, resume=resume)
+        for result in conn.hello["resumed"]:
+            if result["ok"] and result["seat"] is not None:
+                conn.seats[result["table"]] = result["seat"]
+        return conn
+
     async def close(self) -> None:
         await self.ws.close()
         self._reader.cancel()

@@ -160,6 +160,8 @@ class Session:
                 self._wake.clear()
                 await self._wake.wait()
             if self._closing is not None:
+                while self._control:
+                    await self._send(self._control.popleft())
                 await self._close(self._closing.code, self._closing.reason)
                 return
             if self._control:
@@ -201,9 +203,12 @@ class Session:
     # -- inbound -----------------------------------------------------------------------
 
     async def handle_frame(self, frame: bytes | str) -> None:
-        """One inbound frame; raises Closing when the connection must end."""
+        """One inbound frame; raises Closing when the frame itself breaks the protocol.
+
+        After an abuse close was decided (1008, 4000) further frames are ignored while
+        the writer flushes the pending replies and closes."""
         if self._closing is not None:
-            raise self._closing
+            return
         if self.codec.binary != isinstance(frame, bytes):
             raise Closing(
                 1003,
@@ -234,8 +239,6 @@ class Session:
             await handler(msg)
         except TableError as err:
             self.fail(msg["id"], err.code, err.message)
-        if self._closing is not None:
-            raise self._closing
 
     def _answer(
         self, request_id: Any, future: asyncio.Future[Any], then: Callable[[Any], None]
@@ -346,6 +349,8 @@ class Session:
         seat = self.seats.get(table)
         if seat is None:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
+        if msg.get("seat", seat) != seat:
+            raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
         live = await self.hub.table(table)
         metrics.ACTS.inc()
         started = time.perf_counter()

@@ -5,6 +5,10 @@ trees and stops at equal sub-trees (a C-level ``==``), so its cost follows the s
 of the change, not of the view.  Lists that only grew or shrank at the end get
 ``add``/``remove`` at the end; other list changes recurse per index.  It only emits
 ``add``, ``remove`` and ``replace``, which every JSON Patch library applies.
+
+Equality is Python's, so a value that switches between ``1`` and ``true`` at one path
+is not seen as a change; the patch's hash would then differ and the client resyncs.
+Engines must keep one type per path (the conformance tests check patched hashes).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from server.store import open_store
 log = logging.getLogger("tablehub.transport")
 
 UI_DIR = Path(__file__).resolve().parents[2] / "clients" / "js"
+PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
 
 
 def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Starlette:
@@ -101,6 +102,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> St
         WebSocketRoute("/ws", ws_endpoint),
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
+        Mount("/protocol/v1", StaticFiles(directory=PROTOCOL_DIR / "v1"), name="protocol"),
     ]
     if (UI_DIR / "index.html").exists():
         routes.append(Mount("/", StaticFiles(directory=UI_DIR, html=True), name="ui"))

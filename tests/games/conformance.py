@@ -41,18 +41,23 @@ class Playout:
     events: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
-def assert_plain(value: Any, where: str = "$") -> None:
-    """JSON-compatible: dict[str, ...], list, str, int, bool, None only."""
-    if value is None or isinstance(value, (str, bool, int)):
+def assert_plain(value: Any, where: str = "$", safe_ints: bool = True) -> None:
+    """JSON-compatible: dict[str, ...] with ASCII keys, list, str, int (within ±2**53),
+    bool, None only."""
+    if value is None or isinstance(value, (str, bool)):
+        return
+    if isinstance(value, int):
+        assert not safe_ints or -(2**53) < value < 2**53, f"int {value} at {where} outside the JSON-safe range"
         return
     if isinstance(value, list):
         for i, item in enumerate(value):
-            assert_plain(item, f"{where}[{i}]")
+            assert_plain(item, f"{where}[{i}]", safe_ints)
         return
     if isinstance(value, dict):
         for key, item in value.items():
             assert isinstance(key, str), f"non-string key {key!r} at {where}"
-            assert_plain(item, f"{where}.{key}")
+            assert key.isascii(), f"non-ASCII key {key!r} at {where} (protocol: ASCII keys)"
+            assert_plain(item, f"{where}.{key}", safe_ints)
         return
     raise AssertionError(f"{type(value).__name__} at {where} is not plain JSON data")
 
@@ -97,7 +102,7 @@ def check_playout(p: Playout, leak_check: LeakCheck | None = None) -> None:
     game = p.game
     # Plain data, msgpack round trip.
     for state in p.states:
-        assert_plain(state)
+        assert_plain(state, safe_ints=False)  # the rng state may use 63 bits
         assert msgpack.unpackb(msgpack.packb(state), strict_map_key=True) == state
     for events in p.events:
         assert_plain(events)

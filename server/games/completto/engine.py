@@ -1,0 +1,550 @@
+"""Number row engine: setup, turn flow, rounds and scoring (GAMES.md §3).
+
+Theory of operation.  The state is plain data::
+
+    rows          per seat, a list of cells {"tile": t, "n": reading or None (face down)}
+    setup_tiles   per seat, the setup tiles still to insert; the first one is face up
+    pool          face-down pool (hidden; a draw picks a random index with the Rng)
+    pool_up       face-up tiles lying in the pool (public), ascending
+    hand          None or {"tile": t, "source": "pool" | "faceup"}: the tile the current
+                  player has just turned up and must now place (or discard)
+    current       whose turn it is during play; ``bonus`` marks a bonus turn
+    penalties     per finished round, per seat, the face-down tiles left in the row
+
+A turn is either ``take`` followed by ``place``/``discard`` of that tile, or one
+``move``.  Setup is simultaneous: every seat inserts its five setup tiles with
+``insert``.  ``turn`` counts changes of who must act (a bonus turn counts too, since it
+starts a new deadline).  Only ``rows``' face-up readings, ``pool_up``, ``hand`` and the
+first setup tile of each seat are public; see ``views.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from server.games.base import (
+    Action,
+    BadOptions,
+    Event,
+    IllegalAction,
+    State,
+    action_type,
+    require_int,
+    require_str,
+)
+from server.games.completto.rules import (
+    Row,
+    complete,
+    face_down_count,
+    gives_bonus,
+    insert_problem,
+    insertions,
+    place_problem,
+    placements,
+)
+from server.games.completto.tiles import (
+    ALL_TILES,
+    FACE_DOWN_DEAL,
+    ROW_LENGTH,
+    SETUP_TILES,
+    readings,
+)
+from server.games.rng import Rng
+
+MIN_SEATS = 2
+MAX_SEATS = 4
+MAX_ROUNDS = 10
+ACTION_TYPES = ("insert", "take", "place", "discard", "move", "resign")
+
+
+# --------------------------------------------------------------------------- setup
+
+
+def setup(options: dict[str, Any], seats: int, seed: int) -> State:
+    """A new game: deal round 1 (GAMES.md §3 "Setup")."""
+    if not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise BadOptions(f"number row needs {MIN_SEATS}-{MAX_SEATS} players, not {seats}")
+    rounds = options.get("rounds", 1)
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
+        raise BadOptions(f"option rounds must be an integer from 1 to {MAX_ROUNDS}")
+    rng = Rng.from_seed(seed)
+    state: State = {
+        "seats": seats,
+        "rounds": rounds,
+        "round": 1,
+        "rng": rng.state,
+        "phase": "setup",
+        "rows": [],
+        "setup_tiles": [],
+        "pool": [],
+        "pool_up": [],
+        "hand": None,
+        "start": 0,
+        "current": None,
+        "bonus": False,
+        "turn": 0,
+        "resigned": [False] * seats,
+        "penalties": [],
+        "round_winners": [],
+        "result": None,
+    }
+    _deal(state, start=rng.below(seats))
+    return state
+
+
+def _deal(state: State, start: int) -> None:
+    """Deal a round into ``state`` (a private copy): 17 face-down tiles in each active
+    row, 5 setup tiles each, the rest face down in the pool; the start player (the
+    next active seat from ``start``) is fixed now and acts once setup is done."""
+    rng = Rng(state["rng"])
+    deck = rng.shuffled(ALL_TILES)
+    state["rng"] = rng.state
+    rows: list[Row] = []
+    setup_tiles: list[list[int]] = []
+    for seat in range(state["seats"]):
+        if state["resigned"][seat]:
+            rows.append([])
+            setup_tiles.append([])
+            continue
+        hand, deck = deck[: FACE_DOWN_DEAL + SETUP_TILES], deck[FACE_DOWN_DEAL + SETUP_TILES :]
+        rows.append([{"tile": tile, "n": None} for tile in hand[:FACE_DOWN_DEAL]])
+        setup_tiles.append(hand[FACE_DOWN_DEAL:])
+    state["rows"] = rows
+    state["setup_tiles"] = setup_tiles
+    state["pool"] = deck
+    state["pool_up"] = []
+    state["hand"] = None
+    state["phase"] = "setup"
+    state["current"] = None
+    state["bonus"] = False
+    state["start"] = _active_from(state, start)
+
+
+def _fork(state: State) -> State:
+    """A copy of ``state`` whose mutable parts may be changed freely (cells are never
+    mutated in place, only replaced, so they are shared)."""
+    new = dict(state)
+    new["rows"] = [list(row) for row in state["rows"]]
+    new["setup_tiles"] = [list(tiles) for tiles in state["setup_tiles"]]
+    new["pool"] = list(state["pool"])
+    new["pool_up"] = list(state["pool_up"])
+    new["resigned"] = list(state["resigned"])
+    new["penalties"] = [list(p) for p in state["penalties"]]
+    new["round_winners"] = list(state["round_winners"])
+    return new
+
+
+def _active_from(state: State, seat: int) -> int:
+    """``seat`` itself or the next seat clockwise that has not resigned."""
+    seats: int = state["seats"]
+    for step in range(seats):
+        candidate = (seat + step) % seats
+        if not state["resigned"][candidate]:
+            return candidate
+    return seat  # every seat resigned: cannot happen, the game ends at one left
+
+
+def active_seats(state: State) -> list[int]:
+    return [seat for seat in range(state["seats"]) if not state["resigned"][seat]]
+
+
+# --------------------------------------------------------------------------- status
+
+
+def to_act(state: State) -> list[int]:
+    if state["phase"] == "setup":
+        return [s for s in active_seats(state) if state["setup_tiles"][s]]
+    if state["phase"] == "play":
+        return [state["current"]]
+    return []
+
+
+def status(state: State) -> dict[str, Any]:
+    return {
+        "phase": state["phase"],
+        "to_act": to_act(state),
+        "turn": state["turn"],
+        "finished": state["phase"] == "finished",
+        "result": state["result"],
+        "round": state["round"],
+        "bonus": state["bonus"],
+    }
+
+
+# --------------------------------------------------------------------------- legal
+
+
+def legal_actions(state: State, seat: int) -> list[Action]:
+    """Every legal action of ``seat`` now except ``resign`` (always allowed)."""
+    if seat not in to_act(state):
+        return []
+    row = state["rows"][seat]
+    if state["phase"] == "setup":
+        tile = state["setup_tiles"][seat][0]
+        return [{"type": "insert", "pos": p, "reading": n} for p, n in insertions(row, tile)]
+    hand = state["hand"]
+    if hand is not None:
+        spots = placements(row, hand["tile"])
+        if not spots:
+            return [{"type": "discard"}]
+        return [{"type": "place", "pos": p, "reading": n} for p, n in spots]
+    actions: list[Action] = []
+    if state["pool"]:
+        actions.append({"type": "take", "source": "pool"})
+    for tile in state["pool_up"]:
+        actions.append({"type": "take", "source": "faceup", "number": tile})
+    for src, cell in enumerate(row):
+        if cell["n"] is None:
+            for dst in range(len(row)):
+                if dst != src:
+                    actions.append({"type": "move", "from": src, "to": dst})
+    return actions
+
+
+# --------------------------------------------------------------------------- apply
+
+
+def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """Apply ``seat``'s ``action``; refuse with a reason and change nothing if illegal."""
+    kind = action_type(action)
+    if kind not in ACTION_TYPES:
+        raise IllegalAction(
+            f"unknown action type {kind!r}; number row knows {', '.join(ACTION_TYPES)}",
+            "bad_action",
+        )
+    if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
+        raise IllegalAction(f"there is no seat {seat!r} at this table", "not_your_turn")
+    if state["phase"] == "finished":
+        raise IllegalAction("the game is over", "not_your_turn")
+    if state["resigned"][seat]:
+        raise IllegalAction("you have resigned from this game", "not_your_turn")
+    if kind == "resign":
+        return _resign(state, seat)
+    if state["phase"] == "setup":
+        return _apply_setup(state, seat, kind, action)
+    if seat != state["current"]:
+        raise IllegalAction(f"it is seat {state['current']}'s turn", "not_your_turn")
+    if kind == "insert":
+        raise IllegalAction(
+            "setup is over: insert is only for the five setup tiles", "illegal_action"
+        )
+    if kind == "take":
+        return _take(state, seat, action)
+    if kind == "place":
+        return _place(state, seat, action)
+    if kind == "discard":
+        return _discard(state, seat)
+    return _move(state, seat, action)
+
+
+def _apply_setup(state: State, seat: int, kind: str, action: Action) -> tuple[State, list[Event]]:
+    """GAMES.md §3 "Setup": insert the face-up setup tile anywhere the face-up numbers
+    ascend.  [house] Setup insertions never earn a bonus turn: the seed's bonus rule
+    belongs to the turn actions, and setup is played by everyone at once."""
+    tiles = state["setup_tiles"][seat]
+    if not tiles:
+        raise IllegalAction(
+            "your five setup tiles are in your row; wait for the others", "not_your_turn"
+        )
+    if kind != "insert":
+        raise IllegalAction(
+            f"during setup insert your face-up tile {tiles[0]} into your row first",
+            "illegal_action",
+        )
+    row = state["rows"][seat]
+    tile = tiles[0]
+    pos = require_int(action, "pos", 0, len(row))
+    reading = _reading(action, tile, lambda n: insert_problem(row, pos, n))
+    problem = insert_problem(row, pos, reading)
+    if problem is not None:
+        raise IllegalAction(problem, "illegal_action")
+    new = _fork(state)
+    new_row = new["rows"][seat]
+    new_row.insert(pos, {"tile": tile, "n": reading})
+    rest = new["setup_tiles"][seat]
+    rest.pop(0)
+    events: list[Event] = [
+        {"type": "insert", "seat": seat, "pos": pos, "number": reading, "tile": tile}
+    ]
+    if rest:
+        events.append({"type": "reveal", "seat": seat, "tile": rest[0]})
+    else:
+        new["turn"] += 1
+        _maybe_start_play(new, events)
+    return new, events
+
+
+def _maybe_start_play(state: State, events: list[Event]) -> None:
+    """When every active seat has inserted its setup tiles, play begins."""
+    if state["phase"] != "setup" or to_act(state):
+        return
+    state["phase"] = "play"
+    state["current"] = _active_from(state, state["start"])
+    state["bonus"] = False
+    events.append({"type": "turn", "seat": state["current"], "bonus": False})
+
+
+def _reading(action: Action, tile: int, problem_at: Callable[[int], str | None]) -> int:
+    """The reading the action asks for; when it gives none, the only reading of
+    ``tile`` that would be legal here (a plain tile has just one)."""
+    options = readings(tile)
+    if "reading" in action:
+        reading = require_int(action, "reading", 1, 100)
+        if reading not in options:
+            raise IllegalAction(
+                f"tile {tile} cannot be read as {reading}; it reads "
+                + " or ".join(str(n) for n in options),
+                "illegal_action",
+            )
+        return reading
+    if len(options) == 1:
+        return options[0]
+    fitting = [n for n in options if problem_at(n) is None]
+    if len(fitting) == 1:
+        return fitting[0]
+    if not fitting:
+        return tile
+    raise IllegalAction(
+        f"tile {tile} fits here as {options[0]} or {options[1]}: say which with 'reading'",
+        "illegal_action",
+    )
+
+
+def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """GAMES.md §3 "Take and place", first half: turn up a random face-down pool tile or
+    take a face-up pool tile.  Everyone sees the number."""
+    if state["hand"] is not None:
+        raise IllegalAction(
+            f"you already hold {state['hand']['tile']}: place it (or discard it if it fits "
+            "nowhere)",
+            "illegal_action",
+        )
+    source = require_str(action, "source", ("pool", "faceup"))
+    new = _fork(state)
+    if source == "pool":
+        if not new["pool"]:
+            raise IllegalAction(
+                "the face-down pool is empty: take a face-up tile or move", "illegal_action"
+            )
+        rng = Rng(new["rng"])
+        tile = new["pool"].pop(rng.below(len(new["pool"])))
+        new["rng"] = rng.state
+    else:
+        number = require_int(action, "number", 1, 100)
+        matches = [t for t in new["pool_up"] if number in readings(t)]
+        if not matches:
+            lying = ", ".join(str(t) for t in new["pool_up"]) or "none"
+            raise IllegalAction(
+                f"no face-up {number} lies in the pool (face up there: {lying})",
+                "illegal_action",
+            )
+        tile = number if number in matches else matches[0]
+        new["pool_up"].remove(tile)
+    new["hand"] = {"tile": tile, "source": source}
+    fits = bool(placements(new["rows"][seat], tile))
+    event = {
+        "type": "take",
+        "seat": seat,
+        "source": source,
+        "tile": tile,
+        "readings": readings(tile),
+        "fits": fits,
+    }
+    return new, [event]
+
+
+def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """GAMES.md §3 "Take and place", second half: the tile in hand replaces a face-down
+    tile where the face-up numbers still ascend; the replaced tile goes face down into
+    the pool.  Then the bonus turn or round end is settled."""
+    hand = state["hand"]
+    if hand is None:
+        raise IllegalAction(
+            "take a tile first (from the face-down pool or a face-up one)", "illegal_action"
+        )
+    row = state["rows"][seat]
+    tile = hand["tile"]
+    pos = require_int(action, "pos", 0, len(row) - 1)
+    reading = _reading(action, tile, lambda n: place_problem(row, pos, n))
+    problem = place_problem(row, pos, reading)
+    if problem is not None:
+        raise IllegalAction(problem, "illegal_action")
+    new = _fork(state)
+    new_row = new["rows"][seat]
+    replaced = new_row[pos]["tile"]
+    new_row[pos] = {"tile": tile, "n": reading}
+    new["pool"].append(replaced)
+    new["hand"] = None
+    bonus = gives_bonus(new_row, pos)
+    events: list[Event] = [
+        {
+            "type": "place",
+            "seat": seat,
+            "pos": pos,
+            "number": reading,
+            "tile": tile,
+            "bonus": bonus,
+        }
+    ]
+    if complete(new_row):
+        _end_round(new, seat, events)
+    elif bonus:
+        new["bonus"] = True
+        new["turn"] += 1
+        events.append({"type": "turn", "seat": seat, "bonus": True})
+    else:
+        _pass_turn(new, events)
+    return new, events
+
+
+def _discard(state: State, seat: int) -> tuple[State, list[Event]]:
+    """GAMES.md §3: a tile that fits nowhere (under either reading) goes face up into
+    the pool.  A tile that fits somewhere must be placed."""
+    hand = state["hand"]
+    if hand is None:
+        raise IllegalAction("you hold no tile to discard; take one first", "illegal_action")
+    tile = hand["tile"]
+    spots = placements(state["rows"][seat], tile)
+    if spots:
+        raise IllegalAction(
+            f"{tile} fits in your row ({_describe_spots(spots)}): a tile that fits must be placed",
+            "illegal_action",
+        )
+    new = _fork(state)
+    new["pool_up"] = sorted([*new["pool_up"], tile])
+    new["hand"] = None
+    events: list[Event] = [{"type": "discard", "seat": seat, "tile": tile}]
+    _pass_turn(new, events)
+    return new, events
+
+
+def _describe_spots(spots: list[list[int]]) -> str:
+    by_reading: dict[int, list[str]] = {}
+    for pos, number in spots:
+        by_reading.setdefault(number, []).append(str(pos))
+    parts = []
+    for number, positions in by_reading.items():
+        word = "position" if len(positions) == 1 else "positions"
+        parts.append(f"as {number} at {word} {', '.join(positions)}")
+    return "; ".join(parts)
+
+
+def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """GAMES.md §3 "Move": take one face-down tile of your row and insert it at another
+    position (``to`` is its index in the resulting row).  No ordering rule applies."""
+    if state["hand"] is not None:
+        raise IllegalAction(
+            f"you hold {state['hand']['tile']}: place it (or discard it if it fits nowhere) "
+            "before anything else",
+            "illegal_action",
+        )
+    row = state["rows"][seat]
+    src = require_int(action, "from", 0, len(row) - 1)
+    dst = require_int(action, "to", 0, len(row) - 1)
+    if row[src]["n"] is not None:
+        raise IllegalAction(
+            f"position {src} holds a face-up {row[src]['n']}; only face-down tiles can move",
+            "illegal_action",
+        )
+    if src == dst:
+        raise IllegalAction("a move must take the tile to another position", "illegal_action")
+    new = _fork(state)
+    new_row = new["rows"][seat]
+    new_row.insert(dst, new_row.pop(src))
+    events: list[Event] = [{"type": "move", "seat": seat, "from": src, "to": dst}]
+    _pass_turn(new, events)
+    return new, events
+
+
+def _pass_turn(state: State, events: list[Event]) -> None:
+    state["current"] = _active_from(state, state["current"] + 1)
+    state["bonus"] = False
+    state["turn"] += 1
+    events.append({"type": "turn", "seat": state["current"], "bonus": False})
+
+
+# --------------------------------------------------------------------------- rounds
+
+
+def round_penalties(state: State) -> list[int]:
+    """GAMES.md §3 "End": minus one per face-down tile left in the row.  [house] A seat
+    that resigned scores the full row (22) for every round it did not finish."""
+    return [
+        ROW_LENGTH if state["resigned"][seat] else face_down_count(state["rows"][seat])
+        for seat in range(state["seats"])
+    ]
+
+
+def _end_round(state: State, winner: int, events: list[Event]) -> None:
+    """The first complete row ends the round; score it, then deal again or finish.
+    [house] The next round's start player is the seat after this round's."""
+    penalties = round_penalties(state)
+    state["penalties"].append(penalties)
+    state["round_winners"].append(winner)
+    events.append(
+        {"type": "round_end", "round": state["round"], "winner": winner, "penalties": penalties}
+    )
+    if state["round"] >= state["rounds"]:
+        _finish(state, events, None)
+        return
+    state["round"] += 1
+    state["turn"] += 1
+    _deal(state, start=state["start"] + 1)
+    events.append({"type": "round_start", "round": state["round"], "start": state["start"]})
+
+
+def totals(state: State) -> list[int]:
+    """Minus points per seat over the finished rounds."""
+    return [sum(p[seat] for p in state["penalties"]) for seat in range(state["seats"])]
+
+
+def _finish(state: State, events: list[Event], sole_survivor: int | None) -> None:
+    """Fewest minus points among the seats still playing wins; ties share."""
+    total = totals(state)
+    if sole_survivor is not None:
+        winners = [sole_survivor]
+        reason = f"seat {sole_survivor} is the only player left; the others resigned"
+    else:
+        active = active_seats(state)
+        best = min(total[seat] for seat in active)
+        winners = [seat for seat in active if total[seat] == best]
+        if state["rounds"] == 1:
+            reason = f"seat {state['round_winners'][-1]} turned all 22 tiles face up"
+        else:
+            reason = f"fewest face-down tiles over {state['rounds']} rounds ({best})"
+    state["result"] = {"scores": [-t for t in total], "winners": winners, "reason": reason}
+    state["phase"] = "finished"
+    state["current"] = None
+    state["hand"] = None
+    state["bonus"] = False
+    state["turn"] += 1
+    events.append({"type": "game_end", "result": state["result"]})
+
+
+def _resign(state: State, seat: int) -> tuple[State, list[Event]]:
+    """A resigning seat leaves; its row stays as it lies, out of play.  A tile it had
+    turned up (in hand or as its next setup tile) goes face up into the pool, its other
+    setup tiles face down.  When one player is left, that player wins."""
+    new = _fork(state)
+    new["resigned"][seat] = True
+    events: list[Event] = [{"type": "resign", "seat": seat}]
+    acting_before = to_act(state)
+    setup_rest = new["setup_tiles"][seat]
+    if setup_rest:
+        new["pool_up"] = sorted([*new["pool_up"], setup_rest[0]])
+        new["pool"].extend(setup_rest[1:])
+        new["setup_tiles"][seat] = []
+    if new["phase"] == "play" and new["current"] == seat and new["hand"] is not None:
+        new["pool_up"] = sorted([*new["pool_up"], new["hand"]["tile"]])
+        new["hand"] = None
+    active = active_seats(new)
+    if len(active) == 1:
+        _finish(new, events, active[0])
+        return new, events
+    if new["phase"] == "play" and new["current"] == seat:
+        _pass_turn(new, events)
+    elif seat in acting_before:
+        new["turn"] += 1
+        _maybe_start_play(new, events)
+    return new, events

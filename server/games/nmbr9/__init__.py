@@ -1,0 +1,71 @@
+"""9-tower (数字9乘塔): build a layered layout of digit tiles (GAMES.md §1).
+
+Modules: ``shapes`` (the ten tiles and their rotations), ``rules`` (placement legality,
+levels, scoring, legal placements), ``engine`` (deck, simultaneous rounds, view,
+status), ``bot`` (greedy placement, also the deadline fallback).
+"""
+
+from __future__ import annotations
+
+from server.games.base import Game, Option
+from server.games.nmbr9.bot import bot_action
+from server.games.nmbr9.engine import (
+    DEFAULT_MAX_PLAYERS,
+    apply,
+    legal_actions,
+    max_players,
+    setup,
+    status,
+    view,
+)
+
+HELP = """\
+9-tower: 20 rounds. Each round a card (a digit 0-9) is revealed and every player places
+a tile of that digit into their own layout, all at the same time. The deck holds two
+cards of each digit; the order is hidden, the cards still to come are counted for all.
+
+Place: {"type": "place", "x": X, "y": Y, "rot": R}. R = quarter turns clockwise (0-3);
+the rotated tile is shifted so its top-left corner of the bounding box is at (X, Y).
+x grows to the right, y downward; negative values are fine (|x|, |y| <= 1000).
+Tiles are never mirrored.
+
+A tile's level is the height it rests at: on the table = level 0, entirely on level-L
+tiles = level L+1. All its squares must rest at the same height. Legal when:
+ 1. it is your first tile (anywhere), or
+ 2. it shares an edge with a tile on its own level (corners do not count) - unless it
+    is the first tile of a new level;
+ 3. on level 1 or higher, every square lies on a square of the level below (no
+    overhang, no bridging a gap);
+ 4. on level 1 or higher, it rests on at least two different tiles.
+Score: the sum of digit x level. Highest total wins; ties share the win.
+
+House rules: the tile supply is unlimited. A player who misses the round deadline gets
+the bot's placement. Resigning: you stop placing, your layout stays visible, and you
+are out of the ranking (cannot win); the others play on, and if everyone resigns the
+game ends with no winner. Table option "tournament" allows up to 1000 players, all
+playing the same deck (a duplicate tournament)."""
+
+GAME = Game(
+    id="nmbr9",
+    name="9-tower",
+    min_players=1,
+    max_players=DEFAULT_MAX_PLAYERS,
+    setup=setup,
+    legal_actions=legal_actions,
+    apply=apply,
+    view=view,
+    status=status,
+    bot_action=bot_action,
+    options={
+        "tournament": Option(
+            type="boolean",
+            default=False,
+            description="tournament table: up to 1000 players on the same deck",
+        ),
+    },
+    help=HELP,
+    public_view=True,
+    max_players_with_options=max_players,
+)
+
+__all__ = ["GAME"]

@@ -1,0 +1,258 @@
+"""9-tower state machine: deck, simultaneous rounds, resign, view, status (GAMES.md §1).
+
+State (plain data; ``deck`` and ``rng`` are hidden and never reach a view or event)::
+
+    {"round": 1..20,              # current round; its card is deck[round - 1]
+     "deck": [digit x 20],        # the shuffled cards, in reveal order
+     "rng": int,                  # Rng state after the shuffle
+     "players": [{"tiles": [tile, ...], "score": int, "resigned": bool,
+                  "placed": int}, ...],  # placed = last round this seat placed in
+     "active": int,               # seats not resigned
+     "placed_count": int,         # active seats that placed in the current round
+     "finished": bool, "reason": str | None}
+
+A round is simultaneous: every active seat whose ``placed`` is not the current round
+must act.  ``apply`` copies only what changes -- the top-level dict, the list of
+players (a shallow copy) and the acting seat's entry -- so a 1000-seat table costs a
+list copy per action, never a deep copy.
+
+[house] Resign: the seat stops placing (it is never waited for again), keeps its tiles
+and score in the view, and is out of the ranking (it cannot win).  The others play on;
+if every seat resigns the game ends at once with no winner.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.games.base import (
+    Action,
+    BadOptions,
+    Event,
+    IllegalAction,
+    State,
+    View,
+    action_type,
+    require_int,
+)
+from server.games.nmbr9.rules import (
+    BOUND,
+    ROUNDS,
+    check_placement,
+    legal_placements,
+    make_tile,
+    tile_score,
+)
+from server.games.nmbr9.shapes import DIGITS, canonical_rotation
+from server.games.rng import Rng
+
+DEFAULT_MAX_PLAYERS = 4
+TOURNAMENT_MAX_PLAYERS = 1000
+
+
+def max_players(options: dict[str, Any]) -> int:
+    """Seat limit: 4, or 1000 on a ``tournament`` table (a duplicate tournament)."""
+    return TOURNAMENT_MAX_PLAYERS if options.get("tournament") else DEFAULT_MAX_PLAYERS
+
+
+def setup(options: dict[str, Any], seats: int, seed: int) -> State:
+    """Shuffle the 20 cards (two of each digit) and seat the players (GAMES.md §1 "Deck")."""
+    limit = max_players(options)
+    if not isinstance(seats, int) or isinstance(seats, bool) or not 1 <= seats <= limit:
+        hint = "" if options.get("tournament") else " (more with the tournament option)"
+        raise BadOptions(f"9-tower needs 1 to {limit} players{hint}, not {seats}")
+    rng = Rng.from_seed(seed)
+    deck = rng.shuffled([d for d in DIGITS for _ in range(2)])
+    return {
+        "round": 1,
+        "deck": deck,
+        "rng": rng.state,
+        "players": [
+            {"tiles": [], "score": 0, "resigned": False, "placed": 0} for _ in range(seats)
+        ],
+        "active": seats,
+        "placed_count": 0,
+        "finished": False,
+        "reason": None,
+    }
+
+
+def current_card(state: State) -> int:
+    return int(state["deck"][state["round"] - 1])
+
+
+def must_act(state: State, seat: int) -> bool:
+    """True when ``seat`` still has to place its tile this round."""
+    if state["finished"] or not 0 <= seat < len(state["players"]):
+        return False
+    player = state["players"][seat]
+    return not player["resigned"] and player["placed"] != state["round"]
+
+
+def _turn_error(state: State, seat: int) -> IllegalAction | None:
+    if not 0 <= seat < len(state["players"]):
+        return IllegalAction(f"there is no seat {seat} at this table", "not_your_turn")
+    if state["finished"]:
+        return IllegalAction("the game is finished", "not_your_turn")
+    if state["players"][seat]["resigned"]:
+        return IllegalAction("you resigned; you no longer place tiles", "not_your_turn")
+    return None
+
+
+def legal_actions(state: State, seat: int) -> list[Action]:
+    """Every legal placement of the current card for ``seat`` (empty when it need not act).
+
+    Resigning is always possible too but is not listed (it is never a hint worth giving).
+    """
+    if not must_act(state, seat):
+        return []
+    tiles = state["players"][seat]["tiles"]
+    return [
+        {"type": "place", "x": x, "y": y, "rot": rot}
+        for _, rot, x, y in legal_placements(tiles, current_card(state))
+    ]
+
+
+def _parse_place(action: Action) -> tuple[int, int, int]:
+    x = require_int(action, "x", -BOUND, BOUND)
+    y = require_int(action, "y", -BOUND, BOUND)
+    rot = require_int(action, "rot", 0, 3)
+    return x, y, rot
+
+
+def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """Place the current card's tile or resign (GAMES.md §1 "Round", "Action")."""
+    kind = action_type(action)
+    if kind not in ("place", "resign"):
+        raise IllegalAction(
+            f"unknown action type {kind!r} (expected 'place' or 'resign')", "bad_action"
+        )
+    place = _parse_place(action) if kind == "place" else None
+    error = _turn_error(state, seat)
+    if error is not None:
+        raise error
+    players = list(state["players"])
+    player = dict(players[seat])
+    new = dict(state)
+    new["players"] = players
+    players[seat] = player
+    events: list[Event] = []
+    if place is None:
+        player["resigned"] = True
+        new["active"] = state["active"] - 1
+        if player["placed"] == state["round"]:
+            new["placed_count"] = state["placed_count"] - 1
+        events.append({"type": "resigned", "seat": seat})
+    else:
+        if player["placed"] == state["round"]:
+            raise IllegalAction(
+                f"you already placed your tile in round {state['round']}; "
+                "wait for the others to place theirs",
+                "not_your_turn",
+            )
+        x, y, rot = place
+        digit = current_card(state)
+        level = check_placement(player["tiles"], digit, x, y, rot)
+        tile = make_tile(digit, x, y, canonical_rotation(digit, rot), level)
+        player["tiles"] = [*player["tiles"], tile]
+        player["score"] = player["score"] + tile_score(tile)
+        player["placed"] = state["round"]
+        new["placed_count"] = state["placed_count"] + 1
+        events.append(
+            {
+                "type": "placed",
+                "seat": seat,
+                "round": state["round"],
+                "digit": digit,
+                "x": x,
+                "y": y,
+                "rot": tile["rot"],
+                "level": level,
+                "score": player["score"],
+            }
+        )
+    _advance(new, events)
+    return new, events
+
+
+def _advance(new: State, events: list[Event]) -> None:
+    """End the round when every active seat has placed; reveal the next card or finish."""
+    if new["active"] == 0:
+        new["finished"] = True
+        new["reason"] = "every player resigned"
+    elif new["placed_count"] < new["active"]:
+        return
+    elif new["round"] == ROUNDS:
+        new["finished"] = True
+        new["reason"] = f"all {ROUNDS} cards were played"
+    else:
+        new["round"] = new["round"] + 1
+        new["placed_count"] = 0
+        events.append({"type": "card", "round": new["round"], "digit": current_card(new)})
+        return
+    result = _result(new)
+    events.append({"type": "finished", "scores": result["scores"], "winners": result["winners"]})
+
+
+def _result(state: State) -> dict[str, Any]:
+    scores = [p["score"] for p in state["players"]]
+    ranked = [s for s, p in enumerate(state["players"]) if not p["resigned"]]
+    best = max((scores[s] for s in ranked), default=None)
+    winners = [s for s in ranked if scores[s] == best]
+    return {"scores": scores, "winners": winners, "reason": state["reason"]}
+
+
+def remaining_counts(state: State) -> list[int]:
+    """How many cards of each digit are still to come (after the current one)."""
+    counts = [0] * 10
+    if not state["finished"]:
+        for digit in state["deck"][state["round"] :]:
+            counts[digit] += 1
+    return counts
+
+
+def view(state: State, seat: int | None) -> View:
+    """The public view, the same for every audience (GAMES.md §1; ``public_view``).
+
+    Tile dicts are shared with the state (never mutated by anyone), so a 1000-seat view
+    costs one small dict per seat.
+    """
+    rnd = state["round"]
+    return {
+        "round": rnd,
+        "rounds": ROUNDS,
+        "card": current_card(state),
+        "remaining": remaining_counts(state),
+        "players": [
+            {
+                "tiles": p["tiles"],
+                "score": p["score"],
+                "resigned": p["resigned"],
+                "placed": p["placed"] == rnd,
+            }
+            for p in state["players"]
+        ],
+        "finished": state["finished"],
+        "winners": _result(state)["winners"] if state["finished"] else None,
+    }
+
+
+def status(state: State) -> dict[str, Any]:
+    if state["finished"]:
+        return {
+            "phase": "finished",
+            "to_act": [],
+            "turn": state["round"],
+            "finished": True,
+            "result": _result(state),
+        }
+    rnd = state["round"]
+    return {
+        "phase": "place",
+        "to_act": [
+            s for s, p in enumerate(state["players"]) if not p["resigned"] and p["placed"] != rnd
+        ],
+        "turn": rnd,
+        "finished": False,
+        "result": None,
+    }

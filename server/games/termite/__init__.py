@@ -1,0 +1,78 @@
+"""Termite Towers (白蟻之塔), GAMES.md §4, seed ``002_e5b6e2b9b4daf0a9.txt``.
+
+Modules: ``data`` (the edition's cards, all [house]), ``board`` (shared queries),
+``setup`` (setup, round start), ``day`` (dice placement, helper, bumping, queen cards),
+``night`` (the night's task queue), ``gather`` (A, B, C, D, G, row bonus), ``build``
+(E, F, the Tetris wall), ``scoring`` (end, goals, tie-breaks), ``views``, ``bot``,
+``engine`` (legal_actions / apply / status).
+
+Actions:
+
+* ``{"type": "place_die", "die": 3, "slot": "A4"}`` -- die index into your dice list.
+  Slots: ``A1``-``A6``, ``C1``-``C6``, ``E1``-``E6``, ``G1``-``G6`` (one die of that
+  value), ``D1t``-``D6t`` / ``D1c``-``D6c`` (tunnel / collect slot of D1-D6, dice
+  showing that value), ``R0``-``R7`` (your rooms).  Helper: add ``"helper": 5`` (that die
+  sits out) and the die takes the slot's value; for a room add ``"value": 1-6``.
+* ``{"type": "play_queen", "card": "royal_jelly", "die": 2, "value": 6}``;
+  ``"swarm", "dice": [0, 2]``; ``"mandibles", "stake": 3, "room": 1``;
+  ``"nursery", "room": 4``; ``"architect", "blueprint": "red-T" | "deck"``.
+* ``{"type": "choose", ...}`` answers the night's pending choice (``view.pending``):
+  blueprint ``{"blueprint": "red-T" | "deck"}``; egg ``{"room": 2}``; tunnel
+  ``{"edge": "S-1a"}``; cube ``{"source": "D3" | "D3/1a", "room": 1}``; trade
+  ``{"pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]}`` / ``{"pay": "egg", "room": 1}``
+  / ``{"pay": "queen", "card": "swarm"}`` / ``{"pay": "blueprint", "card": "red-T"}``;
+  trade_take ``{"source": "D1", "column": 4}``; move ``{"rooms": [1, 3], "cubes":
+  [<colours room 1 holds afterwards>]}``; build ``{"room": 1, "blueprint": "red-T",
+  "rotation": 0, "column": 2}``; bonus ``{"space": "points"}``.
+* ``{"type": "pass"}`` declines an optional choice (trade, move, build).
+* ``{"type": "resign"}``.
+"""
+
+from __future__ import annotations
+
+from server.games.base import Game, Option
+from server.games.termite import bot, engine, setup, views
+
+HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
+one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a
+tunnel / collect cubes, E trade to build, F move cubes / build in a room, G queen card).
+A soldier may bump a worker from A/C/E/G and counts 2 on D. A helper die lets another
+die take any value. At night actions resolve A to G, die value 1 to 6.
+
+Moves: place_die {die, slot[, helper[, value]]}; slots A1-A6 C1-C6 E1-E6 G1-G6,
+D<v>t (tunnel), D<v>c (collect), R<n> (your room n). play_queen {card, ...}.
+At night answer the pending choice with choose {...} or pass (trade, move, build).
+
+Edition [house]: 6 colours (D1 red, D2 yellow, D3 green, D4 blue, D5 purple, D6 white);
+stake cards 1,1,2,2,3 cubes per colour, 5 face down under each main stake; 42 blueprints
+(O2 I3 L3 J3 T4 S5 Z5 points, 4 cubes of the card's colour); queen cards royal_jelly,
+swarm, mandibles, nursery, architect; goal cards +2 when at least as good as the
+neighbour (solo: a threshold); bonus spaces worker, soldier, room, blueprint, queen,
+egg, cubes, points (+2). A tie for most on D gives each 1 cube and no second place.
+Rooms hold up to 3 dice of one value. Paid cubes return to their main stake. Trade
+cubes come from any main stake or face-up stake card. A resigned player is out.
+Option rows_to_end: 5 or 7 completed rows end the game (or an empty queen deck)."""
+
+GAME = Game(
+    id="termite",
+    name="Termite Towers",
+    min_players=1,
+    max_players=4,
+    setup=setup.setup,
+    legal_actions=engine.legal_actions,
+    apply=engine.apply,
+    view=views.view,
+    status=engine.status,
+    bot_action=bot.bot_action,
+    options={
+        "rows_to_end": Option(
+            type="integer",
+            default=5,
+            description="completed wall rows that end the game (5 or 7)",
+            minimum=5,
+            maximum=7,
+        ),
+    },
+    help=HELP,
+    public_view=False,
+)

@@ -1,0 +1,284 @@
+"""Termite Towers: the day phase (GAMES.md §4, seed "白天階段").
+
+From the start player, in seat order, each player places one die per turn until all
+dice are placed.  Slots: ``A1``-``A6``, ``C*``, ``E*``, ``G*`` (one die of that value
+each), ``D<v>t`` / ``D<v>c`` (D<v>'s tunnel / collect slot, any number of dice showing
+v), ``R<n>`` (room n of your own board: B dice in a room with an egg, F dice otherwise).
+A soldier may take an A/C/E/G slot held by a player's worker; the bumped worker's owner
+places it again at once.  Before placing you may make one unplaced die a helper (it
+sits out this round) and give the placed die any value.  Queen cards are played on your
+own turn before placing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.games.base import Action, Event, IllegalAction, State
+from server.games.rng import Rng
+from server.games.termite import board, data, gather, night
+
+SINGLE = data.SINGLE_SLOT_CARDS
+
+
+def to_act(state: State) -> int:
+    bumped = state["day"]["bumped"]
+    return int(bumped["seat"] if bumped else state["day"]["current"])
+
+
+def check_slot(state: State, seat: int, kind: str, value: int, slot: str) -> tuple[int, int] | None:
+    """Raise if a die (kind, value) of ``seat`` may not go to ``slot``; return the worker
+    it would bump, if any (seed: soldiers, slot rules)."""
+    parsed = board.parse_slot(slot)
+    if parsed is None:
+        raise IllegalAction(
+            f"unknown slot {slot!r} (A1-A6, C1-C6, E1-E6, G1-G6, D1t-D6t, D1c-D6c, R0-R7)",
+            "bad_action",
+        )
+    card, number = parsed
+    if card == "R":
+        reason = board.room_accepts_die(state["players"][seat], number, value)
+        if reason is not None:
+            raise IllegalAction(reason)
+        return None
+    if number != value:
+        raise IllegalAction(f"slot {slot} needs a die showing {number}, this die shows {value}")
+    if card in ("Dt", "Dc"):
+        return None
+    holder = board.slot_die(state, slot)
+    if holder is None:
+        return None
+    owner, index = holder
+    if owner < 0:
+        raise IllegalAction(f"slot {slot} is blocked by a neutral die")
+    if kind != "soldier":
+        raise IllegalAction(f"slot {slot} is taken; only a soldier may bump a worker")
+    if state["players"][owner]["dice"][index]["kind"] == "soldier":
+        raise IllegalAction(f"slot {slot} holds a soldier, which cannot be bumped")
+    return holder
+
+
+def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
+    """``place_die``: die [+ helper (+ value for a room)] onto a slot (state copied)."""
+    player = state["players"][seat]
+    index = _int(action, "die")
+    slot = action.get("slot")
+    if not isinstance(slot, str):
+        raise IllegalAction("action field 'slot' must be a string", "bad_action")
+    if not 0 <= index < len(player["dice"]):
+        raise IllegalAction(f"you have no die {index}", "bad_action")
+    bumped = state["day"]["bumped"]
+    if bumped is not None and index != bumped["die"]:
+        raise IllegalAction(f"place your bumped die {bumped['die']} first")
+    the_die = player["dice"][index]
+    if the_die["at"] is not None:
+        raise IllegalAction(f"die {index} is already placed")
+    value = the_die["value"]
+    helper = action.get("helper")
+    if helper is not None:
+        if bumped is not None:
+            raise IllegalAction("a bumped die is placed as it is, without a helper")
+        helper = _int(action, "helper")
+        if helper == index or not 0 <= helper < len(player["dice"]):
+            raise IllegalAction("the helper must be another of your dice", "bad_action")
+        if player["dice"][helper]["at"] is not None:
+            raise IllegalAction(f"die {helper} is already placed and cannot be a helper")
+        parsed = board.parse_slot(slot)
+        if parsed is not None and parsed[0] == "R":
+            value = _int(action, "value")
+            if not 1 <= value <= 6:
+                raise IllegalAction("'value' must be 1-6", "bad_action")
+        elif parsed is not None:
+            value = parsed[1]
+    elif "value" in action:
+        raise IllegalAction("'value' may only be set together with a helper die", "bad_action")
+    victim = check_slot(state, seat, the_die["kind"], value, slot)
+    if helper is not None:
+        player["dice"][helper]["at"] = "H"
+    the_die["value"] = value
+    the_die["at"] = slot
+    events.append(
+        {
+            "type": "placed",
+            "seat": seat,
+            "die": index,
+            "value": value,
+            "slot": slot,
+            "helper": helper,
+        }
+    )
+    state["day"]["bumped"] = None
+    if victim is not None:
+        owner, vindex = victim
+        state["players"][owner]["dice"][vindex]["at"] = None
+        events.append({"type": "bumped", "seat": owner, "die": vindex, "slot": slot})
+        if board.active(state, owner):
+            state["day"]["bumped"] = {"seat": owner, "die": vindex}
+            if not place_options(state, owner, [vindex], helpers=False):
+                # Nowhere legal: the die sits out this round (GAMES.md §4).
+                state["players"][owner]["dice"][vindex]["at"] = "X"
+                state["day"]["bumped"] = None
+        else:
+            state["players"][owner]["dice"][vindex]["at"] = "X"
+    if state["day"]["bumped"] is None:
+        next_turn(state, rng, events)
+
+
+def _int(action: Action, key: str) -> int:
+    value = action.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalAction(f"action field {key!r} must be an integer", "bad_action")
+    return value
+
+
+def next_turn(state: State, rng: Rng, events: list[Event]) -> None:
+    """Pass the turn clockwise to the next player with unplaced dice; night when none."""
+    n = state["seats"]
+    current = state["day"]["current"]
+    for k in range(1, n + 1):
+        seat = (current + k) % n
+        if board.active(state, seat) and board.unplaced(state["players"][seat]):
+            state["day"]["current"] = seat
+            return
+    night.start_night(state, rng, events)
+
+
+def _slots_for(value: int) -> list[str]:
+    return [f"{c}{value}" for c in SINGLE] + [f"D{value}t", f"D{value}c"]
+
+
+def place_options(state: State, seat: int, dice: list[int], helpers: bool = True) -> list[Action]:
+    """Every legal ``place_die`` for these dice (with every helper when allowed)."""
+    player = state["players"][seat]
+    free = board.unplaced(player)
+    rooms = range(len(player["rooms"]))
+    # Which slots accept a (kind, value) die; cached per pair.
+    cache: dict[tuple[str, int], list[str]] = {}
+
+    def slots(kind: str, value: int) -> list[str]:
+        key = (kind, value)
+        if key not in cache:
+            out = []
+            for slot in _slots_for(value):
+                try:
+                    check_slot(state, seat, kind, value, slot)
+                except IllegalAction:
+                    continue
+                out.append(slot)
+            out += [f"R{r}" for r in rooms if board.room_accepts_die(player, r, value) is None]
+            cache[key] = out
+        return cache[key]
+
+    actions: list[Action] = []
+    for i in dice:
+        d = player["dice"][i]
+        for slot in slots(d["kind"], d["value"]):
+            actions.append({"type": "place_die", "die": i, "slot": slot})
+        if not helpers:
+            continue
+        for h in free:
+            if h == i:
+                continue
+            for value in range(1, 7):
+                for slot in slots(d["kind"], value):
+                    act: dict[str, Any] = {"type": "place_die", "die": i, "slot": slot, "helper": h}
+                    if slot[0] == "R":
+                        act["value"] = value
+                    elif value != int(slot[1]):
+                        continue
+                    actions.append(act)
+    return actions
+
+
+# --- Queen cards ------------------------------------------------------------------------------
+
+
+def queen_options(state: State, seat: int) -> list[Action]:
+    """Every legal ``play_queen`` now (GAMES.md §4 queen cards)."""
+    player = state["players"][seat]
+    free = board.unplaced(player)
+    out: list[Action] = []
+    for card in sorted(set(player["queens"])):
+        base = {"type": "play_queen", "card": card}
+        if card == "royal_jelly":
+            for i in free:
+                for v in range(1, 7):
+                    if v != player["dice"][i]["value"]:
+                        out.append({**base, "die": i, "value": v})
+        elif card == "swarm":
+            for mask in range(1, 1 << len(free)):
+                out.append({**base, "dice": [free[b] for b in range(len(free)) if mask >> b & 1]})
+        elif card == "mandibles":
+            for area in range(1, 7):
+                if state["stakes"][area - 1]["cubes"] > 0:
+                    out.extend({**base, "stake": area, "room": r} for r in board.cube_rooms(player))
+        elif card == "nursery":
+            if state["eggs"] > 0:
+                out.extend({**base, "room": r} for r in board.empty_rooms(player))
+        elif card == "architect":
+            out.extend({**base, "blueprint": c} for c in state["blueprints"]["face_up"])
+            if state["blueprints"]["deck"]:
+                out.append({**base, "blueprint": "deck"})
+    return out
+
+
+def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
+    """``play_queen``: a one-shot card, on your own day turn before placing a die."""
+    if state["day"]["bumped"] is not None:
+        raise IllegalAction("place your bumped die first; queen cards wait for your own turn")
+    player = state["players"][seat]
+    card = action.get("card")
+    if not isinstance(card, str) or card not in data.QUEEN_CARDS:
+        raise IllegalAction(f"'card' must be one of {', '.join(data.QUEEN_CARDS)}", "bad_action")
+    if card not in player["queens"]:
+        raise IllegalAction(f"you hold no queen card {card}")
+    event: dict[str, Any] = {"type": "queen_played", "seat": seat, "card": card}
+    if card == "royal_jelly":
+        index, value = _int(action, "die"), _int(action, "value")
+        if not 0 <= index < len(player["dice"]) or player["dice"][index]["at"] is not None:
+            raise IllegalAction(f"die {index} is not one of your unplaced dice")
+        if not 1 <= value <= 6:
+            raise IllegalAction("'value' must be 1-6", "bad_action")
+        if player["dice"][index]["value"] == value:
+            raise IllegalAction(f"die {index} already shows {value}")
+        player["dice"][index]["value"] = value
+        event.update(die=index, value=value)
+    elif card == "swarm":
+        dice = action.get("dice")
+        free = board.unplaced(player)
+        if not isinstance(dice, list) or not dice or not all(isinstance(i, int) for i in dice):
+            raise IllegalAction("'dice' must list your unplaced dice to reroll", "bad_action")
+        if sorted(set(dice)) != dice or any(i not in free for i in dice):
+            raise IllegalAction("'dice' must list distinct unplaced dice of yours, ascending")
+        for i in dice:
+            player["dice"][i]["value"] = rng.below(6) + 1
+        event.update(dice=dice, values=[player["dice"][i]["value"] for i in dice])
+    elif card == "mandibles":
+        area, room = _int(action, "stake"), _int(action, "room")
+        if not 1 <= area <= 6:
+            raise IllegalAction("'stake' must be 1-6", "bad_action")
+        if state["stakes"][area - 1]["cubes"] <= 0:
+            raise IllegalAction(f"main stake D{area} has no cubes")
+        if not 0 <= room < len(player["rooms"]) or not board.room_takes_cube(player, room):
+            raise IllegalAction(f"room {room} cannot take a cube")
+        colour = board.take_from_source(state, f"D{area}")
+        player["rooms"][room]["cubes"] = sorted([*player["rooms"][room]["cubes"], colour])
+        event.update(stake=area, room=room)
+    elif card == "nursery":
+        gather.place_egg(state, seat, _int(action, "room"), events)
+    elif card == "architect":
+        choice = action.get("blueprint")
+        if not isinstance(choice, str):
+            raise IllegalAction("'blueprint' must be a face-up card or 'deck'", "bad_action")
+        gather.take_blueprint(state, seat, choice, events)
+    player["queens"].remove(card)
+    state["queen_discard"].append(card)
+    events.append(event)
+
+
+def legal(state: State, seat: int) -> list[Action]:
+    bumped = state["day"]["bumped"]
+    if bumped is not None:
+        return place_options(state, seat, [bumped["die"]], helpers=False)
+    player = state["players"][seat]
+    return place_options(state, seat, board.unplaced(player)) + queen_options(state, seat)

@@ -1,0 +1,121 @@
+"""9-tower end to end over /ws: real uvicorn, real WebSocket clients (issue 2)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from protocol.viewhash import view_hash
+from tests.conftest import RunningHub
+from tests.server.helpers import expected_scores, play_round, wait_status
+
+
+async def test_three_players_and_a_spectator_play_a_full_game(hub: RunningHub) -> None:
+    players = [await hub.connect(name) for name in ("ann", "bo", "cy")]
+    watcher = await hub.connect("watcher", subprotocol="tablehub.v1.json")
+    table = await players[0].create_table("nmbr9", 3, seed=11)
+    for seat, player in enumerate(players):
+        assert await player.join(table) == seat
+    await watcher.spectate(table)
+    await wait_status(watcher, table, "playing")
+
+    versions: list[int] = []
+    for _ in range(20):
+        acked = await play_round(players, table)
+        assert len(set(acked)) == 3, "three simultaneous placements, three distinct versions"
+        versions.extend(acked)
+    assert sorted(versions) == versions or len(set(versions)) == 60
+
+    final = await wait_status(watcher, table, "finished")
+    last = max(versions)
+    for conn in [*players, watcher]:
+        mirror = await conn.wait_version(table, last)
+        assert mirror.view == final
+        assert mirror.hash == view_hash(final)
+        assert mirror.mismatches == 0
+    board = final["board"]
+    assert final["result"]["scores"] == expected_scores(board)
+    top = max(final["result"]["scores"])
+    assert final["result"]["winners"] == [
+        s for s, score in enumerate(final["result"]["scores"]) if score == top
+    ]
+    assert all(len(p["tiles"]) == 20 for p in board["players"])
+    # The server's log rebuilds the table exactly.
+    record = hub.hub.live[table].actor.record
+    entries = await hub.hub.store.log(table)
+    assert [e["v"] for e in entries] == list(range(1, record.version + 1))
+    assert sum(e["k"] == "act" for e in entries) == 60
+    for conn in [*players, watcher]:
+        await conn.close()
+
+
+async def test_disconnected_player_resumes_with_token_and_last_version(hub: RunningHub) -> None:
+    ann, bo = await hub.connect("ann"), await hub.connect("bo")
+    table = await ann.create_table("nmbr9", 2, seed=5)
+    await ann.join(table)
+    await bo.join(table)
+    for _ in range(5):
+        await play_round([ann, bo], table)
+    seen = bo.tables[table].version
+    await bo.close()
+
+    await play_round([ann], table)  # ann places in round 6 while bo is away
+    await ann.wait_for(table, lambda m: m.presence.get("seats", [{}, {}])[1].get("connected") is False)
+
+    bo = await bo.reconnect(hub.url)
+    assert bo.hello["resumed"] == [{"table": table, "seat": 1, "ok": True}]
+    server_version = hub.hub.live[table].actor.record.version
+    mirror = await bo.wait_version(table, server_version)
+    assert mirror.version == server_version > seen
+    assert mirror.resyncs == 0, "the missed versions arrived as one patch, no resync needed"
+    assert mirror.view["to_act"] == [1]
+
+    await play_round([bo], table)  # bo catches up with round 6
+    for _ in range(14):
+        await play_round([ann, bo], table)
+    final = await wait_status(bo, table, "finished")
+    assert final == (await wait_status(ann, table, "finished"))
+    await ann.close()
+    await bo.close()
+
+
+async def test_token_gives_the_seat_back_on_join(hub: RunningHub) -> None:
+    ann, bo = await hub.connect("ann"), await hub.connect("bo")
+    table = await ann.create_table("nmbr9", 2, seed=1)
+    await ann.join(table)
+    await bo.join(table)
+    token = bo.tokens[table]
+    await bo.close()
+    again = await hub.connect("bo again")
+    assert await again.join(table, token=token) == 1
+    assert (await again.legal(table)) != []
+    await ann.close()
+    await again.close()
+
+
+async def test_a_seat_that_never_acts_gets_the_fallback_at_the_deadline(hub: RunningHub) -> None:
+    ann, sleepy = await hub.connect("ann"), await hub.connect("sleepy")
+    table = await ann.create_table("nmbr9", 3, seed=3, turn_seconds=0.2)
+    await ann.join(table)
+    await sleepy.join(table)  # takes seat 1 and never acts
+    await ann.request("add_bot", table=table)
+    await wait_status(ann, table, "playing")
+    assert ann.tables[table].view["deadline"] is not None
+
+    async def ann_plays() -> None:
+        while ann.tables[table].view["status"] == "playing":
+            if 0 in ann.tables[table].view["to_act"]:
+                actions = await ann.legal(table)
+                await ann.act(table, actions[0])
+            else:
+                version = ann.tables[table].version
+                await ann.wait_version(table, version + 1)
+
+    await asyncio.wait_for(ann_plays(), 60)
+    final = await wait_status(ann, table, "finished")
+    assert all(len(p["tiles"]) == 20 for p in final["board"]["players"])
+    entries = await hub.hub.store.log(table)
+    by_seat = {(e["seat"], e["by"]) for e in entries if e["k"] == "act"}
+    assert by_seat == {(0, "player"), (1, "deadline"), (2, "bot")}
+    assert sum(1 for e in entries if e["k"] == "act" and e["seat"] == 1) == 20
+    await ann.close()
+    await sleepy.close()
