@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import secrets
 import time
@@ -19,8 +20,8 @@ from typing import Any, Protocol
 from protocol import Frames
 from server.games import all_games, get_game
 from server.games.base import BadOptions, Event
-from server.store.base import Store
-from server.tables.actor import Command, TableActor
+from server.store.base import RemoteCommit, Store
+from server.tables.actor import Act, Command, TableActor, command_from_plain, command_to_plain
 from server.tables.errors import TableError
 from server.tables.feed import TableFeed
 from server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -29,6 +30,8 @@ log = logging.getLogger("tablehub.hub")
 
 HUB_OPTIONS = ("turn_seconds", "seed")
 LOBBY_LIMIT = 200
+FORWARD_BUDGET_S = 10.0
+SWEEP_S = 0.25
 
 
 def wall_clock_ms() -> int:
@@ -43,9 +46,15 @@ class LobbySubscriber(Protocol):
 
 @dataclass
 class LiveTable:
-    actor: TableActor
+    """A table this process serves: always a feed; an actor when this process owns it."""
+
     feed: TableFeed
-    task: asyncio.Task[None]
+    actor: TableActor | None = None
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def record(self) -> TableRecord:
+        return self.actor.record if self.actor is not None else self.feed.record
 
 
 class Hub:
@@ -58,6 +67,9 @@ class Hub:
         self._lobby_dirty = False
         self._group: asyncio.TaskGroup | None = None
         self._group_cm: contextlib.AbstractAsyncContextManager[asyncio.TaskGroup] | None = None
+        self._cids = itertools.count(1)
+        self._sweeper: asyncio.Task[None] | None = None
+        store.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -65,10 +77,15 @@ class Hub:
         await self.store.start()
         self._group_cm = asyncio.TaskGroup()
         self._group = await self._group_cm.__aenter__()
+        if self.store.multi_process:
+            self._sweeper = self._group.create_task(self._sweep(), name="hub-sweeper")
 
     async def stop(self) -> None:
         for table in self.live.values():
-            table.task.cancel()
+            if table.task is not None:
+                table.task.cancel()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         if self._group_cm is not None:
             await self._group_cm.__aexit__(None, None, None)
             self._group_cm = self._group = None
@@ -126,7 +143,7 @@ class Hub:
         return record.table
 
     async def table(self, table_id: str) -> LiveTable:
-        """The live table (loading its actor from the store on first use)."""
+        """The table as this process serves it (loaded from the store on first use)."""
         live = self.live.get(table_id)
         if live is not None:
             return live
@@ -136,10 +153,7 @@ class Hub:
         future: asyncio.Future[LiveTable] = asyncio.get_running_loop().create_future()
         self._loading[table_id] = future
         try:
-            record = await self.store.load(table_id)
-            if record is None:
-                raise TableError("unknown_table", f"no table {table_id!r}")
-            live = self._start_table(record)
+            live = await self._load(table_id)
             future.set_result(live)
             return live
         except BaseException as err:
@@ -149,24 +163,179 @@ class Hub:
         finally:
             del self._loading[table_id]
 
-    def _start_table(self, record: TableRecord) -> LiveTable:
+    async def _load(self, table_id: str) -> LiveTable:
+        store = self.store
+        if store.multi_process:
+            # Watch before loading so no commit falls between the two.
+            await store.watch(table_id, lambda commit: self._on_remote_commit(table_id, commit))
+            await store.listen_presence(table_id, lambda: self._remote_presence(table_id))
+        record = await store.load(table_id)
+        if record is None:
+            if store.multi_process:
+                await store.unwatch(table_id)
+            raise TableError("unknown_table", f"no table {table_id!r}")
+        live = LiveTable(TableFeed(record, on_presence=self._local_presence))
+        self.live[table_id] = live
+        if not store.multi_process:
+            self._own(live, record, 0)
+        return live
+
+    def _own(self, live: LiveTable, record: TableRecord, epoch: int) -> None:
+        """Run the table here: start its actor (this process holds the lease)."""
         assert self._group is not None, "hub not started"
-        feed = TableFeed(record)
+        feed = live.feed
 
         def on_commit(rec: TableRecord, entry: LogEntry, events: list[Event]) -> None:
             feed.on_commit(rec, entry, events)
             if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
                 self._lobby_changed()
 
-        actor = TableActor(record, self.store, on_commit, self.clock_ms)
-        task = self._group.create_task(actor.run(), name=f"table-{record.table}")
-        live = LiveTable(actor, feed, task)
-        self.live[record.table] = live
-        return live
+        actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch)
+        live.actor = actor
+        live.task = self._group.create_task(actor.run(), name=f"table-{record.table}")
+        live.task.add_done_callback(lambda _: self._actor_stopped(record.table, actor))
+
+    def _actor_stopped(self, table_id: str, actor: TableActor) -> None:
+        live = self.live.get(table_id)
+        if live is not None and live.actor is actor:
+            live.actor = None
+            live.task = None
+
+    async def _try_own(self, live: LiveTable) -> bool:
+        """Take the table over if nobody owns it (its owner died, or it was idle)."""
+        table_id = live.feed.table
+        epoch = await self.store.acquire(table_id)
+        if epoch is None:
+            return False
+        if live.actor is not None:  # won by a concurrent caller meanwhile
+            return True
+        record = await self.store.load(table_id)
+        if record is None:
+            await self.store.release(table_id, epoch)
+            return False
+        live.feed.reload(record)
+        self._own(live, record, epoch)
+        assert live.actor is not None
+        live.actor.remember_cids(await self.store.log_tail(table_id, 256))
+        await self.store.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
+        return True
 
     async def submit(self, table_id: str, command: Command) -> Any:
+        """Run a command on the table's actor, here or (forwarded) at its owner."""
         live = await self.table(table_id)
-        return await live.actor.submit(command)
+        if live.actor is None and self.store.multi_process:
+            await self._try_own(live)
+        if live.actor is not None:
+            return await live.actor.submit(command)
+        return await self._forward(live, command)
+
+    async def _forward(self, live: LiveTable, command: Command) -> Any:
+        """Forward to the owner; if it does not answer, take the table over and retry.
+
+        The command id makes a retry safe: an owner that did apply it answers with
+        the version it produced instead of applying it again."""
+        if isinstance(command, Act) and command.cid is None:
+            command.cid = f"{self.store.process_id}:{next(self._cids)}"
+        plain = command_to_plain(command)
+        deadline = asyncio.get_running_loop().time() + FORWARD_BUDGET_S
+        while True:
+            try:
+                reply = await self.store.forward(live.feed.table, plain)
+            except TimeoutError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TableError("overloaded", "the table's server did not answer") from None
+                if live.actor is not None or await self._try_own(live):
+                    assert live.actor is not None
+                    return await live.actor.submit(command_from_plain(plain))
+                continue
+            if "error" in reply:
+                raise TableError(reply["error"]["code"], reply["error"]["message"])
+            return reply["ok"]
+
+    async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
+        actor = live.actor
+        if actor is None:
+            return {"error": {"code": "overloaded", "message": "table moved; retry"}}
+        try:
+            result = await actor.submit(command_from_plain(data))
+        except TableError as err:
+            return {"error": {"code": err.code, "message": err.message}}
+        return {"ok": result}
+
+    # -- other processes' commits, presence, deadlines ---------------------------------------
+
+    def _on_remote_commit(self, table_id: str, commit: RemoteCommit) -> None:
+        live = self.live.get(table_id)
+        if live is None:
+            return
+        version = commit.entry["v"]
+        if version <= live.feed.record.version:
+            return  # our own commit's echo, or old news
+        if live.actor is not None:
+            log.warning("table %s was committed by another process: dropping our actor", table_id)
+            live.actor.lost = True
+            if live.task is not None:
+                live.task.cancel()
+            live.actor = None
+        if version == live.feed.record.version + 1:
+            live.feed.apply_remote(commit.meta, commit.entry)
+        else:
+            self._spawn(self._reload(table_id))
+        if commit.entry.get("k") == "seat" or commit.meta["status"] != "playing":
+            self._lobby_changed()
+
+    async def _reload(self, table_id: str) -> None:
+        live = self.live.get(table_id)
+        record = await self.store.load(table_id)
+        if live is not None and record is not None and live.actor is None:
+            live.feed.reload(record)
+
+    def _local_presence(self, feed: TableFeed) -> None:
+        self._lobby_changed()
+        if self.store.multi_process:
+            presence = {**feed.local_presence(), "process": self.store.process_id}
+            self._spawn(self.store.set_presence(feed.table, presence))
+
+    def _remote_presence(self, table_id: str) -> None:
+        live = self.live.get(table_id)
+        if live is not None:
+            self._spawn(self._merge_presence(live))
+
+    async def _merge_presence(self, live: LiveTable) -> None:
+        everyone = await self.store.presence(live.feed.table)
+        me = self.store.process_id
+        live.feed.set_remote_presence([p for p in everyone if p.get("process") != me])
+
+    def _lost_lease(self, table_id: str) -> None:
+        live = self.live.get(table_id)
+        if live is not None and live.task is not None:
+            live.task.cancel()
+
+    async def _sweep(self) -> None:
+        """Multi-process upkeep: fire deadlines of tables nobody runs; notice missed
+        pub/sub messages (at-most-once) by comparing versions."""
+        ticks = 0
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            ticks += 1
+            try:
+                for table_id in await self.store.due_deadlines(self.clock_ms()):
+                    live = await self.table(table_id)
+                    if live.actor is None:
+                        await self._try_own(live)
+                if ticks % 4 == 0:
+                    watched = [t for t, live in self.live.items() if live.actor is None]
+                    latest = await self.store.latest_versions(watched)
+                    for table_id, version in latest.items():
+                        live = self.live[table_id]
+                        if version > live.feed.record.version:
+                            await self._reload(table_id)
+            except Exception:
+                log.exception("sweep failed")
+
+    def _spawn(self, coro: Any) -> None:
+        if self._group is not None:
+            self._group.create_task(coro)
 
     async def tables(self, game_id: str | None = None) -> list[dict[str, Any]]:
         records = await self.store.tables()
@@ -176,7 +345,7 @@ class Hub:
             if game_id is not None and record.game != game_id:
                 continue
             live = self.live.get(record.table)
-            summary = (live.actor.record if live else record).summary()
+            summary = (live.record if live else record).summary()
             if live is not None:
                 presence = live.feed.presence()
                 summary["seats"] = presence["seats"]
@@ -206,8 +375,7 @@ class Hub:
         if not self._lobby or self._lobby_dirty:
             return
         self._lobby_dirty = True
-        if self._group is not None:
-            self._group.create_task(self._push_lobby())
+        self._spawn(self._push_lobby())
 
     async def _push_lobby(self) -> None:
         self._lobby_dirty = False

@@ -112,8 +112,12 @@ class Connection:
         if not self.closed.done():
             await self.close()
         ws = await websockets.connect(
-            url, subprotocols=[self.codec.name], compression=None, max_size=2**24, **ws_options
-        )  # type: ignore[list-item]
+            url,
+            subprotocols=[self.codec.name],  # type: ignore[list-item]
+            compression=None,
+            max_size=2**24,
+            **ws_options,
+        )
         conn = type(self)(ws, self.codec, self.name)
         conn.tables, conn.tokens = self.tables, self.tokens
         conn.hello = await conn.request("hello", v=PROTOCOL_VERSION, name=self.name, resume=resume)

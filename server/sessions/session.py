@@ -30,7 +30,7 @@ from protocol.codec import PROTOCOL_VERSION
 from server import metrics
 from server.config import Limits
 from server.hub import Hub
-from server.tables.actor import Act, AddBot, Join
+from server.tables.actor import Act, AddBot, Command, Join
 from server.tables.errors import TableError
 
 log = logging.getLogger("tablehub.session")
@@ -240,12 +240,19 @@ class Session:
         except TableError as err:
             self.fail(msg["id"], err.code, err.message)
 
+    def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
+        """Run a table command (here or at the owning process) without blocking reads."""
+        return asyncio.ensure_future(self.hub.submit(table, command))
+
     def _answer(
         self, request_id: Any, future: asyncio.Future[Any], then: Callable[[Any], None]
     ) -> None:
         """Reply when a table command completes: ok (after ``then``) or its error."""
 
         def done(fut: asyncio.Future[Any]) -> None:
+            if fut.cancelled():
+                self.fail(request_id, "overloaded", "the server is shutting down; retry")
+                return
             err = fut.exception()
             if err is None:
                 then(fut.result())
@@ -328,12 +335,12 @@ class Session:
             self.reply(msg["id"], seat=result["seat"], token=result["token"])
             self._watch(table, result["seat"], None, live)
 
-        future = live.actor.submit(Join(self.name, msg.get("seat"), msg.get("token")))
-        self._answer(msg["id"], future, joined)
+        command = Join(self.name, msg.get("seat"), msg.get("token"))
+        self._answer(msg["id"], self._submit(table, command), joined)
 
     async def on_add_bot(self, msg: dict[str, Any]) -> None:
-        live = await self.hub.table(msg["table"])
-        future = live.actor.submit(AddBot(msg.get("seat"), msg.get("level", 1)))
+        await self.hub.table(msg["table"])
+        future = self._submit(msg["table"], AddBot(msg.get("seat"), msg.get("level", 1)))
         self._answer(msg["id"], future, lambda result: self.reply(msg["id"], seat=result["seat"]))
 
     async def on_spectate(self, msg: dict[str, Any]) -> None:
@@ -351,7 +358,7 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        live = await self.hub.table(table)
+        await self.hub.table(table)
         metrics.ACTS.inc()
         started = time.perf_counter()
 
@@ -359,7 +366,7 @@ class Session:
             metrics.ACT_LATENCY.observe(time.perf_counter() - started)
             self.reply(msg["id"], version=result["version"])
 
-        self._answer(msg["id"], live.actor.submit(Act(seat, msg["action"])), acted)
+        self._answer(msg["id"], self._submit(table, Act(seat, msg["action"])), acted)
 
     async def on_legal(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
@@ -367,8 +374,8 @@ class Session:
         if seat is None:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
         live = await self.hub.table(table)
-        record = live.actor.record
-        actions = live.actor.game.legal_actions(record.state, seat)
+        record = live.record
+        actions = live.feed.game.legal_actions(record.state, seat)
         self.reply(msg["id"], actions=actions, version=record.version)
 
     async def on_resync(self, msg: dict[str, Any]) -> None:

@@ -9,11 +9,19 @@ the new record and appends the log entry.  A refused commit raises
 from __future__ import annotations
 
 import abc
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from server.tables.record import LogEntry, TableRecord
 
-CommitListener = Callable[[TableRecord, LogEntry, list[dict[str, object]]], Awaitable[None] | None]
+
+@dataclass(frozen=True)
+class RemoteCommit:
+    """A commit made by another process: the record without its state, and the entry."""
+
+    meta: dict[str, Any]
+    entry: LogEntry
 
 
 class StoreError(Exception):
@@ -25,12 +33,21 @@ class VersionConflict(StoreError):
 
 
 class Store(abc.ABC):
-    url: str
+    """Persistence, plus the coordination a multi-process backend needs.
 
-    async def start(self) -> None:  # noqa: B027 - optional hook
+    The coordination methods have single-process defaults: this process owns every
+    table (epoch 0), nothing is forwarded and no commit arrives from elsewhere.
+    """
+
+    url: str
+    multi_process = False
+    process_id = "local"
+    lost_lease: Callable[[str], None]
+
+    async def start(self) -> None:
         """Connect (if needed)."""
 
-    async def close(self) -> None:  # noqa: B027 - optional hook
+    async def close(self) -> None:
         """Release connections."""
 
     @abc.abstractmethod
@@ -51,6 +68,10 @@ class Store(abc.ABC):
     async def log(self, table: str) -> list[LogEntry]:
         """The table's whole action log, oldest first."""
 
+    async def log_tail(self, table: str, count: int) -> list[LogEntry]:
+        """The last ``count`` log entries."""
+        return (await self.log(table))[-count:]
+
     @abc.abstractmethod
     async def tables(self) -> list[TableRecord]:
         """Every stored table (for the lobby)."""
@@ -58,3 +79,42 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def delete(self, table: str) -> None:
         """Forget a table (expiry)."""
+
+    # -- coordination (single-process defaults) -------------------------------------------
+
+    async def acquire(self, table: str) -> int | None:
+        """Take ownership of a table; its fencing epoch, or None if another owns it."""
+        return 0
+
+    async def release(self, table: str, epoch: int) -> None:
+        """Give ownership up (shutdown, table finished)."""
+
+    async def due_deadlines(self, now_ms: int) -> list[str]:
+        """Tables whose turn deadline has passed (multi-process only)."""
+        return []
+
+    async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
+        """Call ``on_commit`` for commits of ``table`` made by other processes."""
+
+    async def unwatch(self, table: str) -> None:
+        """Stop watching."""
+
+    async def latest_versions(self, tables: list[str]) -> dict[str, int]:
+        """Committed versions (to notice missed pub/sub messages)."""
+        return {}
+
+    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
+        raise StoreError("a single-process store never forwards")
+
+    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
+        """Accept commands forwarded by other processes for a table this process owns."""
+
+    async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
+        """Publish this process's presence for a table."""
+
+    async def presence(self, table: str) -> list[dict[str, Any]]:
+        """Presence published by every live process (multi-process only)."""
+        return []
+
+    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
+        """Call ``listener`` when another process's presence for ``table`` changes."""

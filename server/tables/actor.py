@@ -28,13 +28,14 @@ from typing import Any
 
 from server.games import get_game
 from server.games.base import Action, Event, Game, GameError
-from server.store.base import Store
+from server.store.base import Store, VersionConflict
 from server.tables.errors import TableError
 from server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.table")
 
 QUEUE_LIMIT = 4096
+CID_MEMORY = 1024
 
 
 def token_hash(token: str) -> str:
@@ -67,6 +68,8 @@ class Act(Command):
     seat: int
     action: Action
     by: str = "player"
+    cid: str | None = None
+    """Command id of a forwarded command: a retry with the same id is not applied twice."""
 
 
 @dataclass
@@ -77,6 +80,28 @@ class DeadlinePassed(Command):
 @dataclass
 class BotMove(Command):
     seat: int
+
+
+def command_to_plain(command: Command) -> dict[str, Any]:
+    """A command as plain data, to forward it to the table's owner in another process."""
+    if isinstance(command, Act):
+        return {"k": "act", "seat": command.seat, "action": command.action, "cid": command.cid}
+    if isinstance(command, Join):
+        return {"k": "join", "name": command.name, "seat": command.seat, "token": command.token}
+    if isinstance(command, AddBot):
+        return {"k": "add_bot", "seat": command.seat, "level": command.level}
+    raise TypeError(f"{type(command).__name__} is not forwarded")
+
+
+def command_from_plain(data: dict[str, Any]) -> Command:
+    kind = data.get("k")
+    if kind == "act":
+        return Act(data["seat"], data["action"], cid=data.get("cid"))
+    if kind == "join":
+        return Join(data["name"], data.get("seat"), data.get("token"))
+    if kind == "add_bot":
+        return AddBot(data.get("seat"), data.get("level", 1))
+    raise ValueError(f"unknown forwarded command {kind!r}")
 
 
 CommitHook = Callable[[TableRecord, LogEntry, list[Event]], None]
@@ -103,6 +128,18 @@ class TableActor:
         self.queue: asyncio.Queue[Command] = asyncio.Queue(QUEUE_LIMIT)
         self._pending_bots: set[int] = set()
         self._timer: asyncio.TimerHandle | None = None
+        self.lost = False
+        """Set when a commit was refused for a stale epoch: the hub drops this actor."""
+        self._done_cids: dict[str, int] = {}
+        """Recent forwarded command ids -> the version they produced (bounded)."""
+
+    def remember_cids(self, entries: list[LogEntry]) -> None:
+        """Learn the command ids of recent log entries (after taking a table over)."""
+        for entry in entries:
+            if entry.get("cid"):
+                self._done_cids[entry["cid"]] = entry["v"]
+        while len(self._done_cids) > CID_MEMORY:
+            del self._done_cids[next(iter(self._done_cids))]
 
     # -- submitting -------------------------------------------------------------------
 
@@ -130,6 +167,8 @@ class TableActor:
                     _resolve(command.future, exc=TableError("internal_error", str(err)[:200]))
                 else:
                     _resolve(command.future, result)
+                if self.lost:
+                    return
         finally:
             if self._timer is not None:
                 self._timer.cancel()
@@ -199,6 +238,8 @@ class TableActor:
         await self._commit(record, entry, [])
 
     async def _act(self, cmd: Act) -> dict[str, Any]:
+        if cmd.cid is not None and cmd.cid in self._done_cids:
+            return {"version": self._done_cids[cmd.cid]}
         status = self.record.status
         if status is TableStatus.WAITING:
             raise TableError("not_started", "the table is waiting for players")
@@ -215,7 +256,11 @@ class TableActor:
             status=TableStatus.FINISHED if game_status["finished"] else TableStatus.PLAYING,
         )
         entry = {"k": "act", "seat": cmd.seat, "action": cmd.action, "by": cmd.by}
+        if cmd.cid is not None:
+            entry["cid"] = cmd.cid
         await self._commit(record, entry, events)
+        if cmd.cid is not None:
+            self.remember_cids([{"cid": cmd.cid, "v": self.record.version}])
         return {"version": self.record.version}
 
     async def _deadline(self, cmd: DeadlinePassed) -> dict[str, Any]:
@@ -258,7 +303,12 @@ class TableActor:
         record.updated_ms = now
         self._set_deadline(record, now)
         entry = {"v": record.version, **entry}
-        await self.store.commit(record, entry, self.record.version, self.epoch)
+        try:
+            await self.store.commit(record, entry, self.record.version, self.epoch)
+        except VersionConflict:
+            # Another process owns the table now (our epoch is stale): stop here.
+            self.lost = True
+            raise TableError("overloaded", "the table moved to another server; retry") from None
         self.record = record
         self.on_commit(record, entry, events)
         self._after_commit()

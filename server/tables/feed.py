@@ -15,6 +15,7 @@ one patch from the version it has to the current one; older gaps get a snapshot.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from protocol import Frames
@@ -64,7 +65,9 @@ class _AudienceState:
 
 
 class TableFeed:
-    def __init__(self, record: TableRecord) -> None:
+    def __init__(
+        self, record: TableRecord, on_presence: Callable[[TableFeed], None] | None = None
+    ) -> None:
         game = get_game(record.game)
         if game is None:
             raise LookupError(record.game)
@@ -75,6 +78,8 @@ class TableFeed:
         self._audiences: dict[Audience, _AudienceState] = {}
         self._seat_of: dict[int, Audience] = {}
         self._connected: dict[int, int] = {}
+        self._remote: list[dict[str, Any]] = []
+        self._on_presence = on_presence
 
     # -- audiences ----------------------------------------------------------------------
 
@@ -135,18 +140,35 @@ class TableFeed:
         if announce:
             self._announce_presence()
 
+    def local_presence(self) -> dict[str, Any]:
+        """This process's sockets at the table (published for the other processes)."""
+        return {
+            "seats": sorted(self._connected),
+            "spectators": sum(1 for seat in self._seat_of.values() if seat is None),
+        }
+
+    def set_remote_presence(self, others: list[dict[str, Any]]) -> None:
+        """The presence published by the other hub processes serving this table."""
+        self._remote = others
+        self._announce_presence(local_change=False)
+
     def presence(self) -> dict[str, Any]:
+        """Who is connected, over every process: the ``presence`` push."""
+        local = self.local_presence()
+        connected = set(local["seats"]).union(*(p["seats"] for p in self._remote))
         return {
             "t": "presence",
             "table": self.table,
             "seats": [
-                {"name": s.name, "bot": s.bot, "connected": s.bot or i in self._connected}
+                {"name": s.name, "bot": s.bot, "connected": s.bot or i in connected}
                 for i, s in enumerate(self.record.seats)
             ],
-            "spectators": sum(1 for seat in self._seat_of.values() if seat is None),
+            "spectators": local["spectators"] + sum(p["spectators"] for p in self._remote),
         }
 
-    def _announce_presence(self) -> None:
+    def _announce_presence(self, local_change: bool = True) -> None:
+        if local_change and self._on_presence is not None:
+            self._on_presence(self)
         frames = Frames(self.presence())
         for aud in self._audiences.values():
             for sub in aud.subscribers.values():
@@ -191,6 +213,22 @@ class TableFeed:
                     sub.deliver(self.table, record.version, event_frames, "event")
         if entry.get("k") == "seat":
             self._announce_presence()
+
+    def apply_remote(self, meta: dict[str, Any], entry: LogEntry) -> None:
+        """A commit made by another process: derive the state with the engine (pure and
+        deterministic, so it equals the owner's) and fan it out like a local commit."""
+        state = self.record.state
+        events: list[Event] = []
+        if entry["k"] == "act":
+            state, events = self.game.apply(state, entry["seat"], entry["action"])
+        self.on_commit(TableRecord.from_plain({**meta, "state": state}), entry, events)
+
+    def reload(self, record: TableRecord) -> None:
+        """Jump to a record loaded from the store (after a gap): one patch from the
+        version each audience had to the new one."""
+        if record.version <= self.record.version:
+            return
+        self.on_commit(record, {"k": "reload", "v": record.version}, [])
 
     def catch_up(self, seat: Audience, version: int) -> Frames:
         """One patch from ``version`` to now if that version is still known, else a snapshot."""

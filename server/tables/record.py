@@ -94,7 +94,14 @@ def replay(record: TableRecord, log: list[LogEntry]) -> State:
     game = get_game(record.game)
     if game is None:
         raise LookupError(f"unknown game {record.game}")
-    state = game.setup(record.options, len(record.seats), record.seed)
+    return replay_from(record, game.setup(record.options, len(record.seats), record.seed), log)
+
+
+def replay_from(record: TableRecord, state: State, log: list[LogEntry]) -> State:
+    """Apply the ``act`` entries of ``log`` to ``state`` (a snapshot of ``record``'s game)."""
+    game = get_game(record.game)
+    if game is None:
+        raise LookupError(f"unknown game {record.game}")
     for entry in log:
         if entry["k"] == "act":
             state, _ = game.apply(state, entry["seat"], entry["action"])

@@ -94,7 +94,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> St
     async def metrics_endpoint(request: Request) -> Response:
         metrics.TABLES.clear()
         for live in hub.live.values():
-            record = live.actor.record
+            record = live.record
             metrics.TABLES.labels(record.game, str(record.status)).inc()
         return PlainTextResponse(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 

@@ -47,7 +47,9 @@ def assert_plain(value: Any, where: str = "$", safe_ints: bool = True) -> None:
     if value is None or isinstance(value, (str, bool)):
         return
     if isinstance(value, int):
-        assert not safe_ints or -(2**53) < value < 2**53, f"int {value} at {where} outside the JSON-safe range"
+        assert not safe_ints or -(2**53) < value < 2**53, (
+            f"int {value} at {where} outside the JSON-safe range"
+        )
         return
     if isinstance(value, list):
         for i, item in enumerate(value):

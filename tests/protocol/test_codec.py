@@ -16,8 +16,9 @@ from protocol.viewhash import canonical_json, view_hash
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -90,7 +91,9 @@ def test_inbound_validation_names_the_field() -> None:
 
 
 def test_outbound_messages_match_their_schemas() -> None:
-    validate_outbound({"t": "patch", "table": "t1", "from": 1, "to": 2, "ops": [], "hash": "0" * 16})
+    validate_outbound(
+        {"t": "patch", "table": "t1", "from": 1, "to": 2, "ops": [], "hash": "0" * 16}
+    )
     with pytest.raises(Exception, match="hash"):
         validate_outbound({"t": "patch", "table": "t1", "from": 1, "to": 2, "ops": []})
 
@@ -98,8 +101,9 @@ def test_outbound_messages_match_their_schemas() -> None:
 ascii_keys = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=6)
 views = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(ascii_keys, children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(ascii_keys, children, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -53,7 +53,7 @@ async def game(hub: RunningHub) -> AsyncIterator[tuple[str, Connection, Connecti
 
 
 def table_state(hub: RunningHub, table: str) -> tuple[int, Any]:
-    record = hub.hub.live[table].actor.record
+    record = hub.hub.live[table].record
     return record.version, record.state
 
 
@@ -175,11 +175,12 @@ async def test_out_of_turn_and_illegal_placements_leave_the_table_unchanged(
     bo = game[2]
     await bo.act(table, (await bo.legal(table))[0])  # round 2 starts
     before = table_state(hub, table)
-    for action, code in [
+    attempts: list[tuple[dict[str, Any], str]] = [
         ({"type": "place", "x": 40, "y": 40, "rot": 0}, "illegal_action"),  # not touching
         ({"type": "place", "x": 0, "y": 0, "rot": 7}, "bad_action"),
         ({"type": "jump"}, "bad_action"),
-    ]:
+    ]
+    for action, code in attempts:
         with pytest.raises(ServerError) as info:
             await ann.act(table, action)
         assert info.value.code == code

@@ -40,7 +40,7 @@ async def test_three_players_and_a_spectator_play_a_full_game(hub: RunningHub) -
     ]
     assert all(len(p["tiles"]) == 20 for p in board["players"])
     # The server's log rebuilds the table exactly.
-    record = hub.hub.live[table].actor.record
+    record = hub.hub.live[table].record
     entries = await hub.hub.store.log(table)
     assert [e["v"] for e in entries] == list(range(1, record.version + 1))
     assert sum(e["k"] == "act" for e in entries) == 60
@@ -59,11 +59,13 @@ async def test_disconnected_player_resumes_with_token_and_last_version(hub: Runn
     await bo.close()
 
     await play_round([ann], table)  # ann places in round 6 while bo is away
-    await ann.wait_for(table, lambda m: m.presence.get("seats", [{}, {}])[1].get("connected") is False)
+    await ann.wait_for(
+        table, lambda m: m.presence.get("seats", [{}, {}])[1].get("connected") is False
+    )
 
     bo = await bo.reconnect(hub.url)
     assert bo.hello["resumed"] == [{"table": table, "seat": 1, "ok": True}]
-    server_version = hub.hub.live[table].actor.record.version
+    server_version = hub.hub.live[table].record.version
     mirror = await bo.wait_version(table, server_version)
     assert mirror.version == server_version > seen
     assert mirror.resyncs == 0, "the missed versions arrived as one patch, no resync needed"

@@ -41,17 +41,19 @@ async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue()
     try:
         table = await hub.create_table("nmbr9", 2, {"seed": 4})
         live = await hub.table(table)
-        await live.actor.submit(Join("ann", None, None))
+        actor = live.actor
+        assert actor is not None
+        await actor.submit(Join("ann", None, None))
         slow.watching[table] = None
         live.feed.subscribe(slow, None)
-        await live.actor.submit(Join("bo", None, None))
+        await actor.submit(Join("bo", None, None))
         for _ in range(20):
             for seat in (0, 1):
-                action = live.actor.game.bot_action(live.actor.record.state, seat)
-                await live.actor.submit(Act(seat, action))
+                action = actor.game.bot_action(actor.record.state, seat)
+                await actor.submit(Act(seat, action))
                 assert len(slow._data) <= limits.outbound_queue + 1
-        final_version = live.actor.record.version
-        assert live.actor.record.status == "finished"
+        final_version = actor.record.version
+        assert actor.record.status == "finished"
         assert final_version > 3 * limits.outbound_queue
 
         gate.set()  # the reader catches up: it must end with the final view

@@ -13,8 +13,10 @@ from server.tables.viewdiff import diff, view_hash
 leaves = st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["a", "b", "~", "/"])
 trees = st.recursive(
     leaves,
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.sampled_from(["x", "y", "a/b", "m~n", ""]), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(["x", "y", "a/b", "m~n", ""]), children, max_size=4)
+    ),
     max_leaves=25,
 )
 

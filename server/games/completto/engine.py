@@ -4,7 +4,8 @@ Theory of operation.  The state is plain data::
 
     rows          per seat, a list of cells {"tile": t, "n": reading or None (face down)}
     setup_tiles   per seat, the setup tiles still to insert; the first one is face up
-    pool          face-down pool (hidden; a draw picks a random index with the Rng)
+    pool          face-down pool (hidden; a draw picks a random index with the Rng, so
+                  a tile put back is as good as shuffled in)
     pool_up       face-up tiles lying in the pool (public), ascending
     hand          None or {"tile": t, "source": "pool" | "faceup"}: the tile the current
                   player has just turned up and must now place (or discard)

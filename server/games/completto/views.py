@@ -24,6 +24,7 @@ def _tile(tile: int) -> dict[str, Any]:
 
 def view(state: State, seat: int | None) -> View:
     players = []
+    penalty = totals(state)
     for s in range(state["seats"]):
         row = state["rows"][s]
         setup_left = state["setup_tiles"][s]
@@ -34,7 +35,7 @@ def view(state: State, seat: int | None) -> View:
                 "setup_tile": _tile(setup_left[0]) if setup_left else None,
                 "setup_left": len(setup_left),
                 "resigned": state["resigned"][s],
-                "penalty": totals(state)[s],
+                "penalty": penalty[s],
             }
         )
     hand = state["hand"]
