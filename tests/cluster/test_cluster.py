@@ -1,0 +1,177 @@
+"""Several hub processes on one Redis (issue 3): real subprocesses, real sockets,
+a throwaway redis-server.  Nothing acknowledged is lost; nothing is applied twice."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from clients.cli.connection import Connection, ServerError
+from server.ops.cluster import LocalCluster
+from server.store.redis import RedisStore
+from tests.server.helpers import expected_scores
+
+LEASE_MS = 1000
+
+
+@pytest.fixture
+def cluster(redis_url: str) -> Iterator[LocalCluster]:
+    with LocalCluster(hubs=2, redis_url=redis_url, lease_ms=LEASE_MS) as running:
+        yield running
+
+
+async def place(conn: Connection, table: str, acked: list[tuple[int, int, Any]]) -> None:
+    """Place one tile if this seat must act; record the acknowledged version."""
+    actions = await conn.legal(table)
+    if not actions:
+        return
+    action = actions[len(actions) // 2]
+    version = await conn.act(table, action)
+    acked.append((version, conn.seats[table], action))
+
+
+async def round_of(
+    players: list[Connection], table: str, acked: list[tuple[int, int, Any]]
+) -> None:
+    await asyncio.gather(*(place(p, table, acked) for p in players))
+
+
+async def read_log(redis_url: str, table: str) -> list[dict[str, Any]]:
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        return await store.log(table)
+    finally:
+        await store.close()
+
+
+def assert_acked_exactly_once(log: list[dict[str, Any]], acked: list[tuple[int, int, Any]]) -> None:
+    """Every acknowledged action is in the log at its version; for a finished 9-tower
+    game each seat placed exactly 20 times (nothing applied twice, nothing lost)."""
+    assert [e["v"] for e in log] == list(range(1, len(log) + 1))
+    by_version = {e["v"]: e for e in log}
+    for version, seat, action in acked:
+        entry = by_version[version]
+        assert (entry["k"], entry["seat"], entry["action"]) == ("act", seat, action)
+    seats = [e["seat"] for e in log if e["k"] == "act"]
+    assert seats.count(0) == seats.count(1) == 20
+
+
+async def test_players_on_different_processes_share_one_table(cluster: LocalCluster) -> None:
+    ann = await Connection.connect(cluster.hub_url(0), "ann")
+    bo = await Connection.connect(cluster.hub_url(1), "bo")
+    watcher = await Connection.connect(cluster.url, "watcher")
+    table = await bo.create_table("nmbr9", 2, seed=21)
+    await ann.join(table)
+    await bo.join(table)
+    await watcher.spectate(table)
+    acked: list[tuple[int, int, Any]] = []
+    for _ in range(20):
+        await round_of([ann, bo], table, acked)
+    views = []
+    for conn in (ann, bo, watcher):
+        mirror = await conn.wait_for(table, lambda m: m.view.get("status") == "finished")
+        assert mirror.mismatches == 0
+        views.append(mirror.view)
+    assert views[0] == views[1] == views[2]
+    assert views[0]["result"]["scores"] == expected_scores(views[0]["board"])
+    presence = ann.tables[table].presence["seats"]
+    assert [s["connected"] for s in presence] == [True, True], "presence spans processes"
+    assert_acked_exactly_once(await read_log(str(cluster.redis_url), table), acked)
+    for conn in (ann, bo, watcher):
+        await conn.close()
+
+
+async def test_kill_9_of_the_owner_mid_game_loses_nothing(cluster: LocalCluster) -> None:
+    ann = await Connection.connect(cluster.hub_url(0), "ann")
+    bo = await Connection.connect(cluster.hub_url(1), "bo")
+    table = await ann.create_table("nmbr9", 2, seed=8)
+    await ann.join(table)  # the first command makes hub 0 the owner
+    await bo.join(table)
+    acked: list[tuple[int, int, Any]] = []
+    for _ in range(6):
+        await round_of([ann, bo], table, acked)
+
+    in_flight = asyncio.ensure_future(place(bo, table, acked))  # forwarded to hub 0...
+    cluster.kill_hub(0, signal.SIGKILL)  # ...which dies now
+    with contextlib.suppress(ServerError, ConnectionError):
+        await in_flight  # if it fails it was not acknowledged: applied or not, both fine
+
+    ann = await ann.reconnect(cluster.hub_url(1))
+    assert ann.hello["resumed"][0]["ok"] is True
+    while True:
+        await round_of([ann, bo], table, acked)
+        mirror = bo.tables[table]
+        await bo.wait_version(table, max(v for v, _, _ in acked))
+        if mirror.view["status"] == "finished":
+            break
+    assert_acked_exactly_once(await read_log(str(cluster.redis_url), table), acked)
+    final = await ann.wait_for(table, lambda m: m.view["status"] == "finished")
+    assert final.mismatches == 0
+    await ann.close()
+    await bo.close()
+
+
+async def wait_finished(redis_url: str, table: str, timeout: float) -> list[dict[str, Any]]:
+    """Poll the table's log in Redis (no client is connected to be told)."""
+    store = RedisStore(redis_url)
+    await store.start()
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                record = await store.load(table)
+                assert record is not None
+                if str(record.status) == "finished":
+                    return await store.log(table)
+                await asyncio.sleep(0.1)
+    finally:
+        await store.close()
+
+
+async def test_deadlines_fire_once_with_nobody_connected_even_after_the_owner_dies(
+    cluster: LocalCluster,
+) -> None:
+    ann = await Connection.connect(cluster.hub_url(0), "ann")
+    bo = await Connection.connect(cluster.hub_url(0), "bo")
+    table = await ann.create_table("nmbr9", 2, seed=2, turn_seconds=0.25)
+    await ann.join(table)
+    await bo.join(table)
+    acked: list[tuple[int, int, Any]] = []
+    await round_of([ann, bo], table, acked)
+    await ann.close()
+    await bo.close()
+    cluster.kill_hub(0, signal.SIGKILL)  # the owner dies; nobody is connected anywhere
+
+    log = await wait_finished(str(cluster.redis_url), table, timeout=40)
+    assert_acked_exactly_once(log, acked)
+    acts = [e for e in log if e["k"] == "act"]
+    assert {e["by"] for e in acts[2:]} == {"deadline"}
+
+
+async def test_restarting_every_hub_loses_no_table(cluster: LocalCluster) -> None:
+    ann = await Connection.connect(cluster.url, "ann")
+    bo = await Connection.connect(cluster.url, "bo")
+    table = await ann.create_table("nmbr9", 2, seed=13)
+    await ann.join(table)
+    await bo.join(table)
+    acked: list[tuple[int, int, Any]] = []
+    for _ in range(4):
+        await round_of([ann, bo], table, acked)
+    for i in (0, 1):
+        cluster.kill_hub(i, signal.SIGTERM)
+    for i in (0, 1):
+        cluster.start_hub(i)
+    ann = await ann.reconnect(cluster.url)
+    bo = await bo.reconnect(cluster.url)
+    for _ in range(16):
+        await round_of([ann, bo], table, acked)
+    final = await bo.wait_for(table, lambda m: m.view["status"] == "finished")
+    assert final.mismatches == 0
+    assert_acked_exactly_once(await read_log(str(cluster.redis_url), table), acked)
+    await ann.close()
+    await bo.close()

@@ -1,0 +1,177 @@
+"""One behaviour suite for every store backend (memory:// and redis://)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.games import get_game
+from server.store import Store, StoreError, VersionConflict, open_store
+from server.store.redis import SNAPSHOT_EVERY, RedisStore
+from server.tables.record import Seat, TableRecord, TableStatus
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Store]:
+    opened = open_store("memory://" if request.param == "memory" else redis_url)
+    await opened.start()
+    yield opened
+    await opened.close()
+
+
+def new_record(table: str, seats: int = 2) -> TableRecord:
+    game = get_game("nmbr9")
+    assert game is not None
+    options = game.resolve_options({})
+    return TableRecord(
+        table=table,
+        game="nmbr9",
+        options=options,
+        turn_ms=None,
+        seed=42,
+        seats=[Seat(name=f"p{i}", token_hash="x") for i in range(seats)],
+        state=game.setup(options, seats, 42),
+        status=TableStatus.PLAYING,
+    )
+
+
+def unique(name: str) -> str:
+    import secrets
+
+    return f"{name}-{secrets.token_hex(4)}"
+
+
+async def play(store: Store, record: TableRecord, moves: int) -> TableRecord:
+    """Commit ``moves`` bot placements, alternating seats that must act."""
+    game = get_game(record.game)
+    assert game is not None
+    for _ in range(moves):
+        seat = game.status(record.state)["to_act"][0]
+        action = game.bot_action(record.state, seat)
+        state, _ = game.apply(record.state, seat, action)
+        nxt = dataclasses.replace(record, state=state, version=record.version + 1)
+        entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "by": "bot"}
+        await store.commit(nxt, entry, record.version)
+        record = nxt
+    return record
+
+
+async def test_create_load_round_trip(store: Store) -> None:
+    record = new_record(unique("rt"))
+    await store.create(record)
+    loaded = await store.load(record.table)
+    assert loaded == record
+    with pytest.raises(StoreError):
+        await store.create(record)
+    assert await store.load("no-such-table") is None
+
+
+async def test_commits_append_the_log_and_loading_replays_to_the_same_state(store: Store) -> None:
+    record = new_record(unique("log"))
+    await store.create(record)
+    last = await play(store, record, SNAPSHOT_EVERY + 7)  # past a snapshot
+    loaded = await store.load(record.table)
+    assert loaded is not None
+    assert loaded.version == last.version == SNAPSHOT_EVERY + 7
+    assert loaded.state == last.state
+    log = await store.log(record.table)
+    assert [e["v"] for e in log] == list(range(1, last.version + 1))
+    assert (await store.log_tail(record.table, 3)) == log[-3:]
+    assert record.table in {r.table for r in await store.tables()}
+
+
+async def test_a_commit_at_the_wrong_version_is_refused_and_changes_nothing(store: Store) -> None:
+    record = new_record(unique("conflict"))
+    await store.create(record)
+    one = await play(store, record, 1)
+    stale = dataclasses.replace(one, version=1)  # claims to follow version 0 again
+    with pytest.raises(VersionConflict):
+        await store.commit(stale, {"v": 1, "k": "act", "seat": 0, "action": {}}, 0)
+    loaded = await store.load(record.table)
+    assert loaded is not None and loaded.version == 1 and loaded.state == one.state
+    assert len(await store.log(record.table)) == 1
+
+
+async def test_delete_forgets_the_table(store: Store) -> None:
+    record = new_record(unique("del"))
+    await store.create(record)
+    await store.delete(record.table)
+    assert await store.load(record.table) is None
+
+
+async def test_a_stale_epoch_is_refused(redis_url: str) -> None:
+    first, second = RedisStore(redis_url), RedisStore(redis_url)
+    await first.start()
+    await second.start()
+    try:
+        record = new_record(unique("epoch"))
+        await first.create(record)
+        old_epoch = await first.acquire(record.table)
+        assert old_epoch is not None
+        assert await second.acquire(record.table) is None, "the lease is held"
+        await first.release(record.table, old_epoch)
+        new_epoch = await second.acquire(record.table)
+        assert new_epoch is not None and new_epoch > old_epoch
+        game = get_game("nmbr9")
+        assert game is not None
+        action = game.bot_action(record.state, 0)
+        state, _ = game.apply(record.state, 0, action)
+        nxt = dataclasses.replace(record, state=state, version=1)
+        entry = {"v": 1, "k": "act", "seat": 0, "action": action, "by": "bot"}
+        with pytest.raises(VersionConflict, match="epoch"):
+            await first.commit(nxt, entry, 0, old_epoch)  # the paused old owner
+        await second.commit(nxt, entry, 0, new_epoch)
+        assert [e["v"] for e in await second.log(record.table)] == [1]
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_racing_processes_never_commit_the_same_version_twice(redis_url: str) -> None:
+    """Two store instances (two 'processes'), many concurrent submitters, each trying to
+    commit the next version with the epoch it believes in."""
+    stores = [RedisStore(redis_url), RedisStore(redis_url)]
+    for s in stores:
+        await s.start()
+    try:
+        record = new_record(unique("race"))
+        await stores[0].create(record)
+        epoch = await stores[0].acquire(record.table)
+        assert epoch is not None
+        game = get_game("nmbr9")
+        assert game is not None
+        accepted: list[tuple[int, int]] = []
+
+        async def submitter(worker: int) -> None:
+            store = stores[worker % 2]
+            for _ in range(15):
+                current = await store.load(record.table)
+                assert current is not None
+                status = game.status(current.state)
+                if status["finished"]:
+                    return
+                seat = status["to_act"][0]
+                action = game.bot_action(current.state, seat)
+                state, _ = game.apply(current.state, seat, action)
+                nxt = dataclasses.replace(current, state=state, version=current.version + 1)
+                entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "w": worker}
+                try:
+                    await store.commit(nxt, entry, current.version, epoch)
+                except VersionConflict:
+                    continue
+                accepted.append((nxt.version, worker))
+
+        await asyncio.gather(*(submitter(w) for w in range(8)))
+        log = await stores[0].log(record.table)
+        versions = [e["v"] for e in log]
+        assert versions == list(range(1, len(log) + 1)), "contiguous, no version twice"
+        assert sorted(v for v, _ in accepted) == versions
+        assert {(e["v"], e["w"]) for e in log} == set(accepted)
+        final = await stores[1].load(record.table)
+        assert final is not None and final.version == len(log) > 8
+    finally:
+        for s in stores:
+            await s.close()
