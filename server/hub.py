@@ -32,6 +32,14 @@ HUB_OPTIONS = ("turn_seconds", "seed")
 LOBBY_LIMIT = 200
 FORWARD_BUDGET_S = 10.0
 SWEEP_S = 0.25
+JANITOR_S = 30.0
+UNLOAD_IDLE_MS = 10 * 60 * 1000
+"""A table nobody watches is unloaded from this process after this long without a commit
+(at once when finished); it stays in the store and loads again on the next request."""
+FORGET_FINISHED_MS = 60 * 60 * 1000
+FORGET_ABANDONED_MS = 24 * 60 * 60 * 1000
+"""The memory store forgets finished / abandoned tables after these idle times, so one
+long-running process does not grow without bound (Redis keeps them)."""
 
 
 def wall_clock_ms() -> int:
@@ -69,6 +77,7 @@ class Hub:
         self._group_cm: contextlib.AbstractAsyncContextManager[asyncio.TaskGroup] | None = None
         self._cids = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
+        self._janitor: asyncio.Task[None] | None = None
         store.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -79,13 +88,15 @@ class Hub:
         self._group = await self._group_cm.__aenter__()
         if self.store.multi_process:
             self._sweeper = self._group.create_task(self._sweep(), name="hub-sweeper")
+        self._janitor = self._group.create_task(self._janitor_loop(), name="hub-janitor")
 
     async def stop(self) -> None:
         for table in self.live.values():
             if table.task is not None:
                 table.task.cancel()
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in (self._sweeper, self._janitor):
+            if task is not None:
+                task.cancel()
         if self._group_cm is not None:
             await self._group_cm.__aexit__(None, None, None)
             self._group_cm = self._group = None
@@ -332,6 +343,47 @@ class Hub:
                             await self._reload(table_id)
             except Exception:
                 log.exception("sweep failed")
+
+    async def _janitor_loop(self) -> None:
+        while True:
+            await asyncio.sleep(JANITOR_S)
+            try:
+                await self.tidy(self.clock_ms())
+            except Exception:
+                log.exception("janitor failed")
+
+    async def tidy(self, now_ms: int) -> list[str]:
+        """Unload tables nobody watches (and, in memory, forget old ones); the ids unloaded."""
+        unloaded = []
+        for table_id, live in list(self.live.items()):
+            record = live.record
+            idle = now_ms - record.updated_ms
+            busy = live.actor is not None and not live.actor.queue.empty()
+            if live.feed.subscriber_count or busy or record.deadline is not None:
+                continue
+            if record.status is TableStatus.FINISHED or idle >= UNLOAD_IDLE_MS:
+                await self._unload(table_id, live)
+                unloaded.append(table_id)
+        if not self.store.multi_process:
+            for record in await self.store.tables():
+                idle = now_ms - record.updated_ms
+                finished = record.status is TableStatus.FINISHED
+                if record.table not in self.live and (
+                    (finished and idle >= FORGET_FINISHED_MS) or idle >= FORGET_ABANDONED_MS
+                ):
+                    await self.store.delete(record.table)
+        if unloaded:
+            self._lobby_changed()
+        return unloaded
+
+    async def _unload(self, table_id: str, live: LiveTable) -> None:
+        del self.live[table_id]
+        if live.task is not None:
+            live.task.cancel()
+        if self.store.multi_process:
+            if live.actor is not None:
+                await self.store.release(table_id, live.actor.epoch)
+            await self.store.unwatch(table_id)
 
     def _spawn(self, coro: Any) -> None:
         if self._group is not None:

@@ -341,8 +341,9 @@ class RedisStore(Store):
 
     async def unwatch(self, table: str) -> None:
         self._watchers.pop(table, None)
+        self._presence_listeners.pop(table, None)
         if self._pubsub is not None:
-            await self._pubsub.unsubscribe(_k(table, "ch"))
+            await self._pubsub.unsubscribe(_k(table, "ch"), _k(table, "pres"))
 
     async def latest_versions(self, tables: list[str]) -> dict[str, int]:
         if not tables:

@@ -24,7 +24,7 @@ from protocol import codec_for
 from server import metrics
 from server.config import Limits
 from server.hub import Hub
-from server.sessions.session import Closing, Session
+from server.sessions.session import Closing, Session, SessionState
 from server.store import open_store
 
 log = logging.getLogger("tablehub.transport")
@@ -68,7 +68,14 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> St
         writer = asyncio.create_task(session.writer(), name=f"writer-{session.id}")
         try:
             while True:
-                message = await websocket.receive()
+                waiting_hello = session.state is SessionState.OPEN
+                try:
+                    message = await asyncio.wait_for(
+                        websocket.receive(), limits.hello_timeout_s if waiting_hello else None
+                    )
+                except TimeoutError:
+                    await close(1008, "no hello")
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 frame = message.get("bytes")

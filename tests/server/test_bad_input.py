@@ -211,3 +211,15 @@ async def test_a_flood_is_rate_limited_then_closed_1008(hub: RunningHub) -> None
     assert "rate_limited" in codes
     assert codes.count("ok") <= 110, "the burst is bounded"
     assert ws.close_code == 1008
+
+
+async def test_a_connection_that_never_says_hello_is_closed() -> None:
+    from server.config import Limits
+    from tests.conftest import start_hub, stop_hub
+
+    running = await start_hub(limits=Limits(hello_timeout_s=0.2))
+    try:
+        ws = await raw(running)
+        assert await closed_with(ws) == 1008
+    finally:
+        await stop_hub(running)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from server.tables.viewdiff import diff, view_hash
 
-leaves = st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["a", "b", "~", "/"])
+# No bools: a bool<->int swap is the documented blind spot (see the last test).
+leaves = st.none() | st.integers(-5, 5) | st.sampled_from(["a", "b", "~", "/"])
 trees = st.recursive(
     leaves,
     lambda children: (
