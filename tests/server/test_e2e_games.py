@@ -14,6 +14,7 @@ import pytest
 
 from clients.cli.connection import Connection
 from server.games import get_game
+from server.tables.record import replay
 from tests.conftest import RunningHub
 
 GAMES: list[tuple[str, int, dict[str, Any]]] = [
@@ -64,5 +65,38 @@ async def test_full_game_with_two_players_and_a_spectator(
     for seat, player in enumerate(players):
         assert player.tables[table].view["board"] == game.view(state, seat)
     assert watcher.tables[table].view["board"] == game.view(state, None)
+    record = hub.hub.live[table].record
+    assert replay(record, await hub.hub.store.log(table)) == state, "the log rebuilds the table"
     for conn in [*players, watcher]:
         await conn.close()
+
+
+async def test_termite_one_person_two_bots_and_a_spectator(hub: RunningHub) -> None:
+    person = await hub.connect("person")
+    watcher = await hub.connect("watcher")
+    table = await person.create_table("termite", 3, seed=23)
+    assert await person.join(table) == 0
+    for _ in range(2):
+        await person.request("add_bot", table=table)
+    await watcher.spectate(table)
+    game = get_game("termite")
+    assert game is not None
+    for _ in range(5000):
+        record = hub.hub.live[table].record
+        status = game.status(record.state)
+        if status["finished"]:
+            break
+        if 0 in status["to_act"]:
+            await person.act(table, game.bot_action(record.state, 0))
+        else:
+            await person.wait_version(table, record.version + 1)
+    final_version = hub.hub.live[table].record.version
+    mirror = await watcher.wait_version(table, final_version)
+    assert mirror.view["status"] == "finished"
+    assert mirror.mismatches == 0 and person.tables[table].mismatches == 0
+    result = mirror.view["result"]
+    assert len(result["scores"]) == 3 and result["winners"]
+    entries = await hub.hub.store.log(table)
+    assert {e["by"] for e in entries if e["k"] == "act"} == {"player", "bot"}
+    await person.close()
+    await watcher.close()

@@ -48,9 +48,14 @@ stake cards 1,1,2,2,3 cubes per colour, 5 face down under each main stake; 42 bl
 (O2 I3 L3 J3 T4 S5 Z5 points, 4 cubes of the card's colour); queen cards royal_jelly,
 swarm, mandibles, nursery, architect; goal cards +2 when at least as good as the
 neighbour (solo: a threshold); bonus spaces worker, soldier, room, blueprint, queen,
-egg, cubes, points (+2). A tie for most on D gives each 1 cube and no second place.
-Rooms hold up to 3 dice of one value. Paid cubes return to their main stake. Trade
-cubes come from any main stake or face-up stake card. A resigned player is out.
+egg, cubes, points (+2); a reward the supply cannot give is lost.
+House rulings: a tie for most on D gives each tied player 1 cube and no second place;
+only collect-slot dice count for majorities; each tunnel-slot die digs one tunnel (a
+soldier too); players may share a tunnel edge. Rooms hold up to 3 dice of one value;
+an empty room has no egg, cubes or dice. Trading is optional; the bought cube comes
+from any main stake or face-up stake card; paid cubes return to their main stake.
+Two rooms move cubes once per die value. Neutral dice cannot be bumped. A resigned
+player is out (the game ends when one player is left).
 Option rows_to_end: 5 or 7 completed rows end the game (or an empty queen deck)."""
 
 GAME = Game(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.games.rng import Rng
 from server.games.termite import data
 
 Player = dict[str, Any]
@@ -31,6 +32,15 @@ def clone(value: Any) -> Any:
     if isinstance(value, list):
         return [clone(v) for v in value]
     return value
+
+
+def load_rng(state: State) -> Rng:
+    """The RNG whose state is stored in the game state (hidden from every view)."""
+    return Rng(int(state["rng"]))
+
+
+def store_rng(state: State, rng: Rng) -> None:
+    state["rng"] = rng.state
 
 
 def seat_order(state: State) -> list[int]:

@@ -15,16 +15,19 @@ from typing import Any
 
 from server.games.base import Action, IllegalAction, State
 from server.games.termite import board, data, day, night
+from server.games.termite.engine import to_act
 
 Player = dict[str, Any]
 
 
 def bot_action(state: State, seat: int) -> Action:
+    """A legal, sensible action for a seat that must act now (also the deadline default
+    of every night choice)."""
+    if seat not in to_act(state):
+        raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
     if state["phase"] == "day":
         return _day_action(state, seat)
-    if state["phase"] == "night" and state["night"]["pending"] is not None:
-        return _night_action(state, seat)
-    return {"type": "resign"}
+    return _night_action(state, seat)
 
 
 # --- What the player needs ------------------------------------------------------------------
@@ -59,18 +62,33 @@ def _colour_need(player: Player, colour: str | None) -> int:
 def _day_action(state: State, seat: int) -> Action:
     player = state["players"][seat]
     bumped = state["day"]["bumped"]
+    ctx = _context(state, seat)
     if bumped is not None:
         options = day.place_options(state, seat, [bumped["die"]], helpers=False)
-        return max(options, key=lambda a: _placement_value(state, seat, a))
+        return max(options, key=lambda a: _placement_value(state, seat, a, ctx))
     queen = _queen_play(state, seat)
     if queen is not None:
         return queen
     options = day.place_options(state, seat, board.unplaced(player), helpers=False)
-    best = max(options, key=lambda a: _placement_value(state, seat, a))
+    best = max(options, key=lambda a: _placement_value(state, seat, a, ctx))
     helper = _helper_play(state, seat)
-    if helper is not None and _placement_value(state, seat, best) < 8:
+    if helper is not None and _placement_value(state, seat, best, ctx) < 8:
         return helper
     return best
+
+
+def _context(state: State, seat: int) -> dict[str, Any]:
+    """What every placement's value needs, computed once per decision."""
+    player = state["players"][seat]
+    return {
+        "free_values": Counter(player["dice"][i]["value"] for i in board.unplaced(player)),
+        "buildable": set(_buildable_rooms(player)),
+        "kinds": Counter(d["kind"] for d in player["dice"]),
+        "trade": _trade_payment(state, seat) is not None,
+        "eggs": sum(1 for room in player["rooms"] if room["egg"]),
+        "empty": len(board.empty_rooms(player)),
+        "collect": {},
+    }
 
 
 def _pair_room_value(player: Player) -> int | None:
@@ -118,9 +136,10 @@ def _queen_play(state: State, seat: int) -> Action | None:
         if value is not None and free:
             return {"type": "play_queen", "card": "royal_jelly", "die": free[0], "value": value}
     if "architect" in queens and not player["hand"]:
-        options = [a for a in day.queen_options(state, seat) if a["card"] == "architect"]
-        if options:
-            return options[0]
+        bps = state["blueprints"]
+        if bps["face_up"] or bps["deck"]:
+            pick = bps["face_up"][0] if bps["face_up"] else "deck"
+            return {"type": "play_queen", "card": "architect", "blueprint": pick}
     if "mandibles" in queens:
         colours = _hand_colours(player)
         for r, room in enumerate(player["rooms"]):
@@ -132,11 +151,11 @@ def _queen_play(state: State, seat: int) -> Action | None:
     return None
 
 
-def _placement_value(state: State, seat: int, action: Action) -> float:
+def _placement_value(state: State, seat: int, action: Action, ctx: dict[str, Any]) -> float:
     player = state["players"][seat]
     the_die = player["dice"][action["die"]]
     value, kind, slot = the_die["value"], the_die["kind"], action["slot"]
-    free_values = Counter(player["dice"][i]["value"] for i in board.unplaced(player))
+    free_values = ctx["free_values"]
     card = slot[0]
     bump = card in data.SINGLE_SLOT_CARDS and board.slot_die(state, slot) is not None
     score = 0.0
@@ -145,7 +164,7 @@ def _placement_value(state: State, seat: int, action: Action) -> float:
         dice = board.room_dice(player, room)
         if player["rooms"][room]["egg"]:
             kind_next = "worker" if len(dice) < 2 else "soldier"
-            owned = sum(1 for d in player["dice"] if d["kind"] == kind_next)
+            owned = ctx["kinds"][kind_next]
             cap = data.MAX_WORKERS if kind_next == "worker" else data.MAX_SOLDIERS
             if owned >= cap or len(dice) >= 2:
                 score = 0
@@ -153,7 +172,7 @@ def _placement_value(state: State, seat: int, action: Action) -> float:
                 score = 6
             else:
                 score = 4.5 if free_values[value] >= 2 else 1
-        elif room in _buildable_rooms(player):
+        elif room in ctx["buildable"]:
             if len(dice) == 1:
                 score = 10
             elif not dice:
@@ -161,12 +180,11 @@ def _placement_value(state: State, seat: int, action: Action) -> float:
         else:
             score = -1
     elif card == "A":
-        score = 6 if len(player["hand"]) < 2 else 3 if len(player["hand"]) < 4 else 0.5
+        score = 6 if not player["hand"] else 3 if len(player["hand"]) < 3 else 0.5
     elif card == "C":
-        eggs = sum(1 for room in player["rooms"] if room["egg"])
-        score = 3.5 if eggs == 0 and len(board.empty_rooms(player)) >= 2 else 0.5
+        score = 3.5 if ctx["eggs"] == 0 and ctx["empty"] >= 2 else 0.5
     elif card == "E":
-        score = 3 if _trade_payment(state, seat) is not None else 0.5
+        score = 3 if ctx["trade"] else 0.5
     elif card == "G":
         score = 2.5
     elif slot.endswith("t"):
@@ -174,7 +192,10 @@ def _placement_value(state: State, seat: int, action: Action) -> float:
         can_dig = board.tunnels_used(player) < data.TUNNELS_PER_PLAYER
         score = 2.5 if can_dig and board.open_edges(player, area) else 0
     elif slot.endswith("c"):
-        score = _collect_value(state, seat, int(slot[1]), 2 if kind == "soldier" else 1)
+        key = (int(slot[1]), 2 if kind == "soldier" else 1)
+        if key not in ctx["collect"]:
+            ctx["collect"][key] = _collect_value(state, seat, *key)
+        score = ctx["collect"][key]
     if bump:
         score -= 0.5
     if kind == "soldier" and not slot.endswith("c"):

@@ -13,7 +13,7 @@ from typing import Any
 from server.games.base import Action, Event, IllegalAction, State
 from server.games.rng import Rng
 from server.games.termite import board, data
-from server.games.termite.gather import Task, _field_int, _field_str, push_front
+from server.games.termite.gather import Task, field_int, field_str, push_front
 
 
 def _row_bonuses(state: State, seat: int, before: list[int], events: list[Event]) -> list[Task]:
@@ -98,7 +98,7 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
     player = state["players"][seat]
     if not trade_options(state, task):
         raise IllegalAction("no cube can be taken and placed in your wall now")
-    pay = _field_str(action, "pay")
+    pay = field_str(action, "pay")
     paid: dict[str, Any] = {"pay": pay}
     if pay == "cubes":
         pair = _parse_cube_pair(action)
@@ -115,21 +115,21 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
                 state["stakes"][area - 1]["cubes"] += 1
         paid["cubes"] = [[r, c] for r, c in pair]
     elif pay == "egg":
-        room = _field_int(action, "room")
+        room = field_int(action, "room")
         if not 0 <= room < len(player["rooms"]) or not player["rooms"][room]["egg"]:
             raise IllegalAction(f"room {room} holds no egg")
         player["rooms"][room]["egg"] = False
         state["eggs"] += 1
         paid["room"] = room
     elif pay == "queen":
-        card = _field_str(action, "card")
+        card = field_str(action, "card")
         if card not in player["queens"]:
             raise IllegalAction(f"you hold no queen card {card!r}")
         player["queens"].remove(card)
         state["queen_discard"].append(card)
         paid["card"] = card
     elif pay == "blueprint":
-        card = _field_str(action, "card")
+        card = field_str(action, "card")
         if card not in player["hand"]:
             raise IllegalAction(f"blueprint {card} is not in your hand")
         player["hand"].remove(card)
@@ -147,8 +147,8 @@ def resolve_trade_take(
     """Action E, the cube: any cube from a main stake or a face-up stake card [house],
     dropped at once into a chosen wall column."""
     seat = task["seat"]
-    source = _field_str(action, "source")
-    column = _field_int(action, "column")
+    source = field_str(action, "source")
+    column = field_int(action, "column")
     player = state["players"][seat]
     area, _ = board.parse_source(source)
     if area is None:
@@ -298,10 +298,10 @@ def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: li
     among the shape's distinct ones, column = its leftmost column)."""
     seat, value = task["seat"], task["value"]
     player = state["players"][seat]
-    room = _field_int(action, "room")
-    card = _field_str(action, "blueprint")
-    rotation = _field_int(action, "rotation")
-    column = _field_int(action, "column")
+    room = field_int(action, "room")
+    card = field_str(action, "blueprint")
+    rotation = field_int(action, "rotation")
+    column = field_int(action, "column")
     if card not in player["hand"]:
         raise IllegalAction(f"blueprint {card} is not in your hand")
     rooms = dict(build_rooms(state, seat, value))

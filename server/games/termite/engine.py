@@ -63,7 +63,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind != "resign" and seat not in to_act(state):
         raise IllegalAction("it is not your turn", "not_your_turn")
     new: State = board.clone(state)
-    rng = Rng(new["rng"])
+    rng = board.load_rng(new)
     events: list[Event] = []
     if kind == "resign":
         _resign(new, seat, rng, events)
@@ -78,7 +78,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         if kind in ("place_die", "play_queen"):
             raise IllegalAction(f"it is night: {night.prompt(new['night']['pending'])}")
         night.apply_choice(new, action, rng, events)
-    new["rng"] = rng.state
+    board.store_rng(new, rng)
     new["step"] += 1
     return new, events
 

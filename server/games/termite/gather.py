@@ -21,14 +21,14 @@ def push_front(state: State, *tasks: Task) -> None:
     state["night"]["tasks"][0:0] = list(tasks)
 
 
-def _field_str(action: Action, key: str) -> str:
+def field_str(action: Action, key: str) -> str:
     value = action.get(key)
     if not isinstance(value, str):
         raise IllegalAction(f"this choice needs a string field {key!r}", "bad_action")
     return value
 
 
-def _field_int(action: Action, key: str) -> int:
+def field_int(action: Action, key: str) -> int:
     value = action.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
         raise IllegalAction(f"this choice needs an integer field {key!r}", "bad_action")
@@ -51,7 +51,7 @@ def resolve_blueprint(
 ) -> None:
     """Action A (also architect queen card and bonus): take a face-up blueprint or the
     deck's top card into your hand, then refill the face-up row at once."""
-    card = _field_str(action, "blueprint")
+    card = field_str(action, "blueprint")
     take_blueprint(state, task["seat"], card, events)
 
 
@@ -126,7 +126,7 @@ def egg_options(state: State, task: Task) -> list[Action]:
 
 def resolve_egg(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
     """Action C (also nursery and bonus): an egg from the supply into an empty room."""
-    place_egg(state, task["seat"], _field_int(action, "room"), events)
+    place_egg(state, task["seat"], field_int(action, "room"), events)
 
 
 def place_egg(state: State, seat: int, room: int, events: list[Event]) -> None:
@@ -156,7 +156,7 @@ def resolve_tunnel(state: State, task: Task, action: Action, rng: Rng, events: l
     """Action D, dig: one tunnel on an edge of the area touching your network; a face-down
     stake card it reaches is turned up and its cubes put on it."""
     seat, area = task["seat"], task["area"]
-    edge = _field_str(action, "edge")
+    edge = field_str(action, "edge")
     player = state["players"][seat]
     if edge not in data.EDGE_NAMES:
         raise IllegalAction(
@@ -263,8 +263,8 @@ def resolve_cube(state: State, task: Task, action: Action, rng: Rng, events: lis
     """Take one cube from an allowed source into a room at once (a room holds at most 4
     cubes and no egg)."""
     seat = task["seat"]
-    source = _field_str(action, "source")
-    room = _field_int(action, "room")
+    source = field_str(action, "source")
+    room = field_int(action, "room")
     player = state["players"][seat]
     allowed = cube_sources(state, task)
     if source not in allowed:
@@ -317,7 +317,7 @@ def resolve_bonus(state: State, task: Task, action: Action, rng: Rng, events: li
     """A completed wall row: put a marker on a free bonus space and take its reward
     (GAMES.md §4 bonus spaces); a reward the supply cannot give is lost."""
     seat = task["seat"]
-    space = _field_str(action, "space")
+    space = field_str(action, "space")
     player = state["players"][seat]
     if space not in data.BONUS_SPACES:
         raise IllegalAction(

@@ -12,7 +12,7 @@ from typing import Any
 
 from server.games.base import JSON, BadOptions, Event, State
 from server.games.rng import Rng
-from server.games.termite import data
+from server.games.termite import board, data
 
 
 def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
@@ -81,7 +81,7 @@ def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
         "result": None,
     }
     start_round(state, rng, [])
-    state["rng"] = rng.state
+    board.store_rng(state, rng)
     return state
 
 

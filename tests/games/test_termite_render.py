@@ -1,0 +1,150 @@
+"""The Termite Towers CLI renderer (clients/cli/renderers/termite.py) against real views."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from clients.cli.renderers import renderer_for
+from clients.cli.renderers import termite as renderer
+from server.games.termite import GAME
+from tests.games.conformance import playout
+from tests.games.test_termite_helpers import NO_RESIGN, fresh
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def plain(board: dict[str, Any], seat: int | None) -> str:
+    return ANSI.sub("", renderer.render(board, seat))
+
+
+def test_renderer_is_registered() -> None:
+    assert renderer_for("termite") is renderer
+
+
+def test_render_start_of_game() -> None:
+    s = fresh(3, seed=2)
+    text = plain(GAME.view(s, 0), 0)
+    assert "Termite Towers: round 1, day" in text
+    assert "Seat 0 (you" in text and "hand: -" in text
+    assert "D1 rx6" in text and "1a:?" in text
+    assert "Nw" in text  # the neutral dice of a 3-player game
+    assert "To place a die:" in text
+    assert "      012345" in text  # the wall's column ruler
+    assert text.count("|......|") == 3 * 7
+
+
+def test_render_every_audience_through_a_game() -> None:
+    p = playout(NO_RESIGN, 2, 5, max_steps=3000, bot_share=1.0)
+    for state in [*p.states[::25], p.states[-1]]:
+        for audience in (None, 0, 1):
+            board = GAME.view(state, audience)
+            text = plain(board, audience)
+            assert "Termite Towers" in text
+            for seat, player in enumerate(state["players"]):
+                if seat != audience and player["hand"]:
+                    assert f"hand: {len(player['hand'])} card(s)" in text
+    final = plain(GAME.view(p.states[-1], None), None)
+    assert "Game over" in final and "Winner(s)" in final
+
+
+def test_pending_choice_is_shown() -> None:
+    s = fresh(2, seed=3)
+    while s["phase"] != "night" or s["night"]["pending"] is None:
+        seat = GAME.status(s)["to_act"][0]
+        s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
+    seat = s["night"]["pending"]["seat"]
+    assert "Waiting for you:" in plain(GAME.view(s, seat), seat)
+    assert f"Waiting for seat {seat}:" in plain(GAME.view(s, None), None)
+
+
+def test_describe_every_listed_action() -> None:
+    p = playout(NO_RESIGN, 3, 7, max_steps=3000)
+    for state in p.states[:-1:7]:
+        seat = GAME.status(state)["to_act"][0]
+        for action in GAME.legal_actions(state, seat)[::13]:
+            text = renderer.describe_action(action)
+            assert text and not text.startswith("{"), action
+
+
+@pytest.mark.parametrize(
+    ("text", "phase", "kind", "action"),
+    [
+        ("2 a4", "day", None, {"type": "place_die", "die": 2, "slot": "A4"}),
+        ("place 0 D3t", "day", None, {"type": "place_die", "die": 0, "slot": "D3t"}),
+        ("2 E6 h5", "day", None, {"type": "place_die", "die": 2, "slot": "E6", "helper": 5}),
+        (
+            "2 R1 h5 v4",
+            "day",
+            None,
+            {"type": "place_die", "die": 2, "slot": "R1", "helper": 5, "value": 4},
+        ),
+        (
+            "queen royal_jelly 1 6",
+            "day",
+            None,
+            {"type": "play_queen", "card": "royal_jelly", "die": 1, "value": 6},
+        ),
+        ("queen swarm 3 0", "day", None, {"type": "play_queen", "card": "swarm", "dice": [0, 3]}),
+        (
+            "queen mandibles D4 1",
+            "day",
+            None,
+            {"type": "play_queen", "card": "mandibles", "stake": 4, "room": 1},
+        ),
+        (
+            "queen architect red-t",
+            "day",
+            None,
+            {"type": "play_queen", "card": "architect", "blueprint": "red-T"},
+        ),
+        ("red-t", "night", "blueprint", {"type": "choose", "blueprint": "red-T"}),
+        ("deck", "night", "blueprint", {"type": "choose", "blueprint": "deck"}),
+        ("3", "night", "egg", {"type": "choose", "room": 3}),
+        ("s-1a", "night", "tunnel", {"type": "choose", "edge": "S-1a"}),
+        ("d3/1a 2", "night", "cube", {"type": "choose", "source": "D3/1a", "room": 2}),
+        ("D1 4", "night", "trade_take", {"type": "choose", "source": "D1", "column": 4}),
+        (
+            "cubes 2:blue 0:red",
+            "night",
+            "trade",
+            {"type": "choose", "pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]},
+        ),
+        ("egg 5", "night", "trade", {"type": "choose", "pay": "egg", "room": 5}),
+        (
+            "1 3 red red",
+            "night",
+            "move",
+            {"type": "choose", "rooms": [1, 3], "cubes": ["red", "red"]},
+        ),
+        (
+            "2 green-t 1 3",
+            "night",
+            "build",
+            {"type": "choose", "room": 2, "blueprint": "green-T", "rotation": 1, "column": 3},
+        ),
+        ("points", "night", "bonus", {"type": "choose", "space": "points"}),
+        ("pass", "night", "build", {"type": "pass"}),
+        ("resign", "day", None, {"type": "resign"}),
+        ('{"type": "pass"}', "night", "move", {"type": "pass"}),
+    ],
+)
+def test_parse_action(text: str, phase: str, kind: str | None, action: dict[str, Any]) -> None:
+    board = {"phase": phase, "pending": {"kind": kind, "seat": 0} if kind else None}
+    assert renderer.parse_action(text, board, 0) == action
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("", "type a move"), ("A4", "DIE SLOT"), ("2 R1 v4", "helper"), ("queen swarm x", "whole")],
+)
+def test_parse_errors(text: str, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        renderer.parse_action(text, {"phase": "day", "pending": None}, 0)
+
+
+def test_parse_night_error() -> None:
+    with pytest.raises(ValueError, match="as a cube choice"):
+        renderer.parse_action("D3", {"phase": "night", "pending": {"kind": "cube"}}, 0)
