@@ -191,17 +191,14 @@ class Connection:
     ) -> TableMirror:
         """Wait until the table's mirror satisfies ``predicate``."""
 
-        async def waiting() -> TableMirror:
-            async with self._changed:
-                while True:
-                    mirror = self.tables.get(table)
-                    if mirror is not None and mirror.version >= 0 and predicate(mirror):
-                        return mirror
-                    if self.closed.done():
-                        raise ConnectionError(f"connection closed: {self.closed.result()}")
-                    await self._changed.wait()
-
-        return await asyncio.wait_for(waiting(), timeout)
+        async with asyncio.timeout(timeout), self._changed:
+            while True:
+                mirror = self.tables.get(table)
+                if mirror is not None and mirror.version >= 0 and predicate(mirror):
+                    return mirror
+                if self.closed.done():
+                    raise ConnectionError(f"connection closed: {self.closed.result()}")
+                await self._changed.wait()
 
     async def wait_version(self, table: str, version: int, timeout: float = 30.0) -> TableMirror:
         return await self.wait_for(table, lambda m: m.version >= version, timeout)

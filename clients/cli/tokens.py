@@ -1,0 +1,105 @@
+"""Saved seat tokens: what lets ``tablehub play --table ID`` take a seat back.
+
+The file (``$TABLEHUB_TOKENS``, else ``$XDG_CONFIG_HOME/tablehub/tokens.json``, else
+``~/.config/tablehub/tokens.json``) is one JSON object keyed by ``"<url> <table>"``;
+each value is ``{"seat", "token", "name", "saved"}``.  A token is a secret that acts
+for its seat, so the file is created ``0600`` in a ``0700`` directory.  Several client
+processes may share it: every read-modify-write holds an exclusive ``flock`` on a
+sibling lock file and replaces the file atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def default_path() -> Path:
+    """Where tokens live unless ``--tokens`` says otherwise."""
+    explicit = os.environ.get("TABLEHUB_TOKENS")
+    if explicit:
+        return Path(explicit)
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "tablehub" / "tokens.json"
+
+
+@dataclass(frozen=True)
+class SavedSeat:
+    seat: int
+    token: str
+    name: str
+
+
+class TokenStore:
+    """Seat tokens by (server url, table id), persisted in one JSON file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+
+    @staticmethod
+    def key(url: str, table: str) -> str:
+        return f"{url} {table}"
+
+    def get(self, url: str, table: str) -> SavedSeat | None:
+        entry = self._read().get(self.key(url, table))
+        if not isinstance(entry, dict):
+            return None
+        try:
+            return SavedSeat(int(entry["seat"]), str(entry["token"]), str(entry.get("name", "")))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def save(self, url: str, table: str, seat: SavedSeat) -> None:
+        with self._locked():
+            data = self._read()
+            data[self.key(url, table)] = {
+                "seat": seat.seat,
+                "token": seat.token,
+                "name": seat.name,
+                "saved": int(time.time()),
+            }
+            self._write(data)
+
+    def forget(self, url: str, table: str) -> None:
+        with self._locked():
+            data = self._read()
+            if data.pop(self.key(url, table), None) is not None:
+                self._write(data)
+
+    # -- file handling -------------------------------------------------------------------
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, data: dict[str, Any]) -> None:
+        fd, temp = tempfile.mkstemp(prefix=".tokens-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, indent=1, sort_keys=True)
+            os.replace(temp, self.path)  # mkstemp made it 0600
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock = os.open(self.path.with_name(self.path.name + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(lock)

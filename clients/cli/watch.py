@@ -1,0 +1,72 @@
+"""``tablehub watch TABLE``: spectate a table live until its game is over.
+
+The screen is redrawn on every change (the same screen as ``play``, without a
+seat); ``--json`` prints the JSON lines of ``play --script`` instead (``presence``,
+``events``, ``view``, ``finished``).  Exits 0 once the result is shown (at once
+for a finished table), or on Ctrl-C (130).
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from clients.cli.errors import EXIT_OK
+from clients.cli.gametext import GameText
+from clients.cli.link import game_names, spectate
+from clients.cli.screen import compose, deadline_text
+from clients.cli.script import change_events, finished_event, json_line
+from clients.cli.terminal import Terminal
+from clients.cli.turns import now_ms
+
+
+async def run_watch(
+    url: str,
+    table: str,
+    out: TextIO,
+    name: str = "spectator",
+    json_lines: bool = False,
+    tty: bool | None = None,
+    full_views: bool = True,
+) -> int:
+    link = await spectate(url, name, table)
+    try:
+        names = {} if json_lines else await game_names(link.conn)
+        terminal = Terminal(out, tty)
+        text: GameText | None = None
+        while True:
+            deadline = link.mirror.view.get("deadline")
+            ticking = terminal.tty and isinstance(deadline, int) and not json_lines
+            change = await link.next_change(1.0 if ticking else None)
+            if change is None:
+                if isinstance(deadline, int):
+                    terminal.tick(deadline_text(deadline, now_ms()))
+                continue
+            view = change.mirror.view
+            if json_lines:
+                for event in change_events(change, table, None, full_views):
+                    out.write(json_line(event) + "\n")
+                out.flush()
+            else:
+                game = str(view.get("game", ""))
+                if text is None or text.game_id != game:
+                    text = GameText(game)
+                screen = compose(
+                    view,
+                    change.mirror.presence,
+                    seat=None,
+                    text=text,
+                    game_name=names.get(game, game),
+                    version=change.mirror.version,
+                    now_ms=now_ms(),
+                )
+                prompt = "" if view.get("status") == "finished" else "(watching — Ctrl-C to stop)"
+                terminal.show(screen, [], prompt)
+            if view.get("status") == "finished":
+                if json_lines:
+                    out.write(json_line(finished_event(link)) + "\n")
+                    out.flush()
+                else:
+                    terminal.say(f"\nGame over at table {table}.")
+                return EXIT_OK
+    finally:
+        await link.close()
