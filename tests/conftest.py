@@ -60,7 +60,10 @@ class RunningHub:
 
 async def start_hub(store_url: str = "memory://", limits: Limits | None = None) -> RunningHub:
     app = create_app(store_url, limits)
-    sock = socket.socket()
+    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets of a
+    # listening socket created with it (without it every second frame waits ~40 ms for
+    # the peer's delayed ACK).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     config = uvicorn.Config(

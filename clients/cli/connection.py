@@ -30,6 +30,8 @@ from protocol.viewhash import view_hash
 
 log = logging.getLogger("tablehub.client")
 
+RATE_LIMIT_RETRIES = 6
+
 
 class ServerError(Exception):
     """An ``error`` reply: ``code`` is the stable wire code."""
@@ -138,18 +140,25 @@ class Connection:
         await self.ws.send(frame)
 
     async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """Send a request and wait for its reply; ``error`` raises ServerError."""
-        request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        try:
-            await self.ws.send(self.codec.encode({"t": kind, "id": request_id, **fields}))
-            reply = await future
-        finally:
-            self._pending.pop(request_id, None)
-        if reply["t"] == "error":
-            raise ServerError(reply["code"], reply["message"])
-        return reply
+        """Send a request and wait for its reply; ``error`` raises ServerError.
+
+        A ``rate_limited`` reply means the server dropped the request unprocessed, so it
+        is sent again after a backoff (up to ``RATE_LIMIT_RETRIES`` times)."""
+        for attempt in range(RATE_LIMIT_RETRIES + 1):
+            request_id = next(self._ids)
+            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+            self._pending[request_id] = future
+            try:
+                await self.ws.send(self.codec.encode({"t": kind, "id": request_id, **fields}))
+                reply = await future
+            finally:
+                self._pending.pop(request_id, None)
+            if reply["t"] != "error":
+                return reply
+            if reply["code"] != "rate_limited" or attempt == RATE_LIMIT_RETRIES:
+                break
+            await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
+        raise ServerError(reply["code"], reply["message"])
 
     async def create_table(self, game: str, seats: int, **options: Any) -> str:
         reply = await self.request("create_table", game=game, seats=seats, options=options)

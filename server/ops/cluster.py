@@ -60,6 +60,27 @@ class LocalCluster:
     _redis_dir: str | None = None
 
     def start(self) -> LocalCluster:
+        self.start_redis_only()
+        for i in range(self.hubs):
+            self.start_hub(i)
+        self.balancer_port = free_port()
+        backends = [f"127.0.0.1:{p}" for p in self.hub_ports]
+        self.procs["balancer"] = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "balance",
+                "--port",
+                str(self.balancer_port),
+                *backends,
+            ],
+        )
+        wait_for(lambda: _accepts(self.balancer_port), "balancer")
+        return self
+
+    def start_redis_only(self) -> None:
+        """Start a throwaway redis-server (AOF on) unless ``redis_url`` was given."""
         if self.redis_url is None:
             port = free_port()
             binary = shutil.which("redis-server")
@@ -84,23 +105,6 @@ class LocalCluster:
             )
             wait_for(lambda: _accepts(port), "redis-server")
             self.redis_url = f"redis://127.0.0.1:{port}/0"
-        for i in range(self.hubs):
-            self.start_hub(i)
-        self.balancer_port = free_port()
-        backends = [f"127.0.0.1:{p}" for p in self.hub_ports]
-        self.procs["balancer"] = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server.cli",
-                "balance",
-                "--port",
-                str(self.balancer_port),
-                *backends,
-            ],
-        )
-        wait_for(lambda: _accepts(self.balancer_port), "balancer")
-        return self
 
     def start_hub(self, index: int) -> None:
         if index < len(self.hub_ports):

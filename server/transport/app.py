@@ -15,7 +15,7 @@ from pathlib import Path
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -31,6 +31,7 @@ log = logging.getLogger("tablehub.transport")
 
 UI_DIR = Path(__file__).resolve().parents[2] / "clients" / "js"
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
+UI_FOLDERS = ("lib", "ui", "vendor")
 
 
 def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Starlette:
@@ -112,12 +113,19 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> St
         Mount("/protocol/v1", StaticFiles(directory=PROTOCOL_DIR / "v1"), name="protocol"),
     ]
     if (UI_DIR / "index.html").exists():
-        routes.append(Mount("/", StaticFiles(directory=UI_DIR, html=True), name="ui"))
+        # Only what the browser needs: not node_modules/, tests or build scripts.
+        routes.append(Route("/", _ui_index))
+        for folder in UI_FOLDERS:
+            routes.append(Mount(f"/{folder}", StaticFiles(directory=UI_DIR / folder)))
     else:
         routes.append(Route("/", _no_ui))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.hub = hub
     return app
+
+
+async def _ui_index(request: Request) -> Response:
+    return FileResponse(UI_DIR / "index.html")
 
 
 async def _no_ui(request: Request) -> Response:

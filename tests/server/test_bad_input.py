@@ -202,14 +202,14 @@ async def test_a_flood_is_rate_limited_then_closed_1008(hub: RunningHub) -> None
     ws = await raw(hub)
     await hello(ws)
     codes: list[str] = []
-    for i in range(400):
+    for i in range(600):
         await ws.send(msgpack.packb({"t": "ping", "id": i}))
     with pytest.raises(websockets.ConnectionClosed):
         while True:
             reply = msgpack.unpackb(await ws.recv())
             codes.append(reply.get("code", "ok"))
     assert "rate_limited" in codes
-    assert codes.count("ok") <= 110, "the burst is bounded"
+    assert codes.count("ok") <= 210, "the burst is bounded"
     assert ws.close_code == 1008
 
 

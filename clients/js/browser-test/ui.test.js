@@ -1,0 +1,295 @@
+// The browser UI in a real headless Chromium against a real hub: two players play
+// 9-tower by clicking (one with a mouse at desktop width, one by tapping at phone
+// width), a third browser spectates from the live lobby and sees the same boards; an
+// illegal drop shows the rule it breaks; wall duel, number row and Termite Towers
+// tables render and accept a move.  Screenshots go to artifacts/screenshots/.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+
+import { cellPoint, launch, openUi, screenshot, tableId } from '../testing/browser.js';
+import { startHub } from '../testing/hub.js';
+import { checkPlacement, placedCells, shapeSize } from '../ui/games/nmbr9-rules.js';
+
+const ROUNDS = 5;
+
+let hub;
+let browser;
+const pages = [];
+
+before(async () => {
+  [hub, browser] = await Promise.all([startHub(), launch()]);
+});
+
+after(async () => {
+  await browser?.close();
+  await hub?.stop();
+});
+
+async function open(name, options) {
+  const page = await openUi(browser, hub, name, options);
+  pages.push(page);
+  return page;
+}
+
+async function createTable(page, game, { seats, bots, options = {} } = {}) {
+  const form = page.locator(`.new-table[data-game="${game}"]`);
+  if (seats) await form.locator('select[name="seats"]').selectOption(String(seats));
+  if ('seed' in options) await form.locator('details.advanced summary').click();
+  for (const [name, value] of Object.entries(options)) await form.locator(`[name="${name}"]`).fill(String(value));
+  await form.locator('input[name="bots"]').setChecked(Boolean(bots));
+  await form.locator('button[type="submit"]').click();
+  await page.waitForSelector('.table-page');
+  return tableId(page);
+}
+
+/** Tiles of every board on a page: {seat: ["digit x y rot level", ...]} (first board per seat). */
+function boards(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const svgEl of document.querySelectorAll('.n9-board[data-seat]')) {
+      const seat = svgEl.dataset.seat;
+      if (seat in out) continue;
+      out[seat] = [...svgEl.querySelectorAll('.n9-tile')]
+        .map((t) => `${t.dataset.digit} ${t.dataset.x} ${t.dataset.y} ${t.dataset.rot} ${t.dataset.level}`)
+        .sort();
+    }
+    return out;
+  });
+}
+
+function leaderboard(page) {
+  return page.$$eval('.n9-leader', (rows) => rows.map((r) => `${r.dataset.seat}:${r.dataset.score}`).sort());
+}
+
+const roundIs = (page, round) =>
+  page.waitForFunction((r) => document.querySelector('.n9-round-line')?.textContent.startsWith(`Round ${r} `), round);
+
+/** The highest, most compact placement (a layout that grows levels, for the screenshots). */
+function best(actions, digit, tiles) {
+  const cells = tiles.flatMap((t) => t.cells);
+  const mid = (i) => (cells.length ? cells.reduce((s, c) => s + c[i], 0) / cells.length : 0);
+  const [mx, my] = [mid(0), mid(1)];
+  const value = (a) => {
+    const placed = placedCells(digit, a.x, a.y, a.rot);
+    const far = placed.reduce((s, [x, y]) => s + Math.abs(x - mx) + Math.abs(y - my), 0) / placed.length;
+    return checkPlacement(tiles, digit, a.x, a.y, a.rot).level * 100 - far;
+  };
+  return actions.reduce((a, b) => (value(b) > value(a) ? b : a));
+}
+
+/**
+ * Drop the current tile at a legal placement by pointing and clicking (or tapping):
+ * point at the placement's centre cell, rotate with the button until the ghost has
+ * the placement's rotation, check it says legal, then confirm by clicking again.
+ */
+async function placeByClicking(page, table, { tap = false, highest = false } = {}) {
+  const { actions, digit, tiles } = await page.evaluate(async (t) => {
+    const { client } = window.tablehub;
+    const { board } = client.tables.get(t).view;
+    return { actions: (await client.legal(t)).actions, digit: board.card, tiles: board.players[client.tables.get(t).seat].tiles };
+  }, table);
+  const target = highest ? best(actions, digit, tiles) : actions[Math.floor(actions.length / 3)];
+  const { w, h } = shapeSize(digit, target.rot);
+  const centre = { x: target.x + Math.floor((w - 1) / 2), y: target.y + Math.floor((h - 1) / 2) };
+  const point = await cellPoint(page, '.n9-big', centre.x, centre.y);
+  if (tap) await page.touchscreen.tap(point.x, point.y);
+  else {
+    await page.mouse.move(point.x, point.y);
+    await page.waitForSelector('.n9-ghost:not(.pinned)');
+    await page.mouse.click(point.x, point.y);
+  }
+  await page.waitForSelector('.n9-ghost.pinned');
+  for (let i = 0; i < 4; i++) {
+    const rot = await page.$eval('.n9-ghost', (g) => Number(g.dataset.rot));
+    if (rot === target.rot) break;
+    if (tap) await page.tap('.n9-rotr');
+    else await page.keyboard.press('e');
+  }
+  const ghost = await page.$eval('.n9-ghost', (g) => ({ ...g.dataset, cls: g.getAttribute('class') }));
+  assert.deepEqual([Number(ghost.x), Number(ghost.y), Number(ghost.rot)], [target.x, target.y, target.rot]);
+  assert.match(ghost.cls, /legal/);
+  assert.match(await page.textContent('.n9-status'), /^Level \d/);
+  const after = await page.evaluate((t) => window.tablehub.client.tables.get(t).version, table);
+  // Tapping the rotate button may have scrolled the page: find the cell again.
+  const again = await cellPoint(page, '.n9-big', centre.x, centre.y);
+  if (tap) await page.touchscreen.tap(again.x, again.y);
+  else await page.mouse.click(again.x, again.y);
+  await page.waitForFunction(
+    ({ t, v }) => window.tablehub.client.tables.get(t).version > v,
+    { t: table, v: after },
+  );
+  await page.waitForSelector('.n9-status:text-matches("^Placed|^Place the")');
+}
+
+describe('9-tower in the browser', () => {
+  it('two players play by clicking and a spectator sees the same boards', async () => {
+    const alice = await open('alice');
+    const bob = await open('bob', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const carol = await open('carol');
+    await screenshot(alice, 'lobby');
+    await screenshot(bob, 'lobby-phone');
+
+    const table = await createTable(alice, 'nmbr9', { seats: 2, bots: false });
+    assert.match(table, /^[0-9a-f]+$/);
+    await alice.waitForSelector('.banner.waiting');
+
+    // The table appears in the others' live lobby lists; bob joins, carol watches.
+    const bobRow = bob.locator(`.table-row[data-table="${table}"]`);
+    await bobRow.locator('button.join').tap();
+    await bob.waitForSelector(`.table-page[data-table="${table}"] .n9-big`);
+    await carol.locator(`.table-row[data-table="${table}"] button.watch`).click();
+    await carol.waitForSelector(`.table-page[data-table="${table}"] .n9.spectating`);
+    await alice.waitForSelector('.pill.playing');
+
+    for (let round = 1; round <= ROUNDS; round++) {
+      await Promise.all([roundIs(alice, round), roundIs(bob, round)]);
+      if (round === 2) {
+        // An illegal drop: far from the layout the ghost turns red and says why.
+        const box = await alice.$eval('.n9-big', (el) => { const v = el.viewBox.baseVal; return { x: v.x, y: v.y, width: v.width, height: v.height }; });
+        const point = await cellPoint(alice, '.n9-big', box.x, box.y);
+        await alice.mouse.click(point.x, point.y);
+        await alice.waitForSelector('.n9-ghost.pinned.illegal');
+        assert.match(await alice.textContent('.n9-status.illegal'), /must touch your layout along an edge/);
+        assert.equal(await alice.isDisabled('.n9-confirm'), true);
+        await screenshot(alice, 'nmbr9-illegal-drop');
+        await alice.keyboard.press('Escape');
+      }
+      if (round === 3) {
+        // A reload gives alice her seat back (token kept in localStorage) ...
+        await alice.reload();
+        await alice.waitForSelector(`.table-page[data-table="${table}"] .n9.playing .n9-big`);
+        await alice.waitForSelector('.seat.me');
+        // ... and a dropped connection reconnects and resumes by itself.
+        await bob.evaluate(() => window.tablehub.client.dropConnection());
+        await bob.waitForFunction(() => window.tablehub.client.reconnects === 1 && window.tablehub.client.state === 'open');
+        await bob.waitForSelector('#conn[data-state="open"]');
+      }
+      await placeByClicking(alice, table, { highest: true });
+      await placeByClicking(bob, table, { tap: true });
+    }
+    await Promise.all([alice, bob, carol].map((p) => roundIs(p, ROUNDS + 1)));
+
+    // Everyone sees the same boards and scores.
+    const [a, b, c] = await Promise.all([alice, bob, carol].map(boards));
+    assert.equal(a[0].length, ROUNDS);
+    assert.equal(a[1].length, ROUNDS);
+    assert.deepEqual(b, a);
+    assert.deepEqual(c, a);
+    const scores = await leaderboard(alice);
+    assert.deepEqual(await leaderboard(bob), scores);
+    assert.deepEqual(await leaderboard(carol), scores);
+    assert.equal(await carol.$$eval('.n9-controls, .n9-ghost', (els) => els.length), 0, 'spectators get no controls');
+
+    // The tracker counts the cards played.
+    const left = await alice.$$eval('.n9-rem', (els) => els.reduce((s, e) => s + Number(e.dataset.count), 0));
+    assert.equal(left, 20 - ROUNDS - 1);
+
+    // A mouse hover shows the ghost following the pointer, for the screenshot.
+    const box = await alice.$eval('.n9-big', (el) => { const v = el.viewBox.baseVal; return { x: v.x, y: v.y, width: v.width, height: v.height }; });
+    const hover = await cellPoint(alice, '.n9-big', box.x + Math.floor(box.width / 2), box.y + Math.floor(box.height / 2));
+    await alice.mouse.move(hover.x, hover.y);
+    await alice.waitForSelector('.n9-ghost');
+    await screenshot(alice, 'nmbr9-player');
+    await screenshot(bob, 'nmbr9-phone');
+    await screenshot(carol, 'nmbr9-spectator');
+
+    // The lobby row shows the table playing with both seats taken.
+    await alice.click('a.back');
+    const row = alice.locator(`.table-row[data-table="${table}"]`);
+    await row.locator('.pill.playing').waitFor();
+    assert.match(await row.textContent(), /alice[\s\S]*bob/);
+    await screenshot(alice, 'lobby-with-tables');
+  });
+});
+
+describe('the other games', () => {
+  it('wall duel: place bricks by clicking targets, then move one', async () => {
+    const page = await open('dora');
+    // Four bricks: two placements each, then the move phase.
+    await createTable(page, 'brix', { bots: true, options: { bricks: 4, seed: 3 } });
+    await page.waitForSelector('.bx-wall');
+    for (let placed = 0; placed < 2; placed++) {
+      const target = await page.waitForSelector('.bx-target');
+      const cell = await target.evaluate((el) => `${el.dataset.x},${el.dataset.y}`);
+      const box = await target.boundingBox();
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.waitForSelector('.bx-ghost');
+      if (placed === 0) await screenshot(page, 'brix-ghost');
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      // Our brick and then the bot's: ours covers the target.
+      await page.waitForSelector(`.bx-wall[data-bricks="${2 * placed + 2}"]`);
+      const ours = await page.$$eval('.bx-brick[data-by="0"] .bx-cube', (els) => els.map((e) => `${e.dataset.x},${e.dataset.y}`));
+      assert.ok(ours.includes(cell), `our brick covers ${cell}: ${ours}`);
+    }
+    // Move phase: pick a movable brick up, put it back at a marked cell.
+    await page.waitForSelector('.bx-info:text-matches("moving bricks")');
+    const brick = await page.waitForSelector('.bx-brick.pickable');
+    const id = await brick.evaluate((el) => el.dataset.brick);
+    await brick.click();
+    await page.waitForSelector(`.bx-brick.selected[data-brick="${id}"]`);
+    const target = await page.waitForSelector('.bx-target');
+    const box = await target.boundingBox();
+    const before = await page.evaluate(() => document.querySelector('.bx-info').textContent);
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForFunction((b) => document.querySelector('.bx-info').textContent !== b, before);
+    const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
+    assert.ok(log.some((line) => /dora \(you\) moved brick/.test(line)), log.join('\n'));
+    await screenshot(page, 'brix');
+    assert.deepEqual(page.problems, []);
+  });
+
+  it('number row: setup insertions, then draw and place a tile', async () => {
+    const page = await open('eve');
+    await createTable(page, 'completto', { seats: 2, bots: true, options: { seed: 4 } });
+    await page.waitForSelector('.cp-mine .cp-row');
+    for (let left = 5; left >= 1; left--) {
+      await page.waitForSelector('.cp-gap.target');
+      const before = await page.$$eval('.cp-mine .cp-slot.up', (els) => els.length);
+      const gaps = await page.$$('.cp-gap.target');
+      await gaps[Math.floor(gaps.length / 2)].click(); // spread them out
+      await page.waitForFunction((n) => document.querySelectorAll('.cp-mine .cp-slot.up').length === n + 1, before);
+    }
+    const row = await page.$$eval('.cp-mine .cp-slot', (els) => els.map((e) => e.dataset.n));
+    assert.equal(row.length, 22);
+    const up = row.filter((n) => n !== '').map(Number);
+    assert.equal(up.length, 5);
+    assert.deepEqual([...up].sort((x, y) => x - y), up, 'face-up numbers ascend');
+    // Play: draw a face-down tile, then place it where it fits (or put it in the pool).
+    await page.click('.cp-draw');
+    const next = await page.waitForSelector('.cp-mine .cp-slot.target, .cp-discard');
+    await screenshot(page, 'completto-hand');
+    const downBefore = await page.$$eval('.cp-mine .cp-slot.down', (els) => els.length);
+    const placing = await next.evaluate((el) => el.classList.contains('cp-slot'));
+    await next.click();
+    await page.waitForFunction(() => !document.querySelector('.cp-hand .cp-discard, .cp-mine .cp-slot.target'));
+    if (placing) {
+      await page.waitForFunction((n) => document.querySelectorAll('.cp-mine .cp-slot.down').length === n - 1, downBefore);
+    }
+    const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
+    assert.ok(log.some((line) => /eve \(you\) took \d+ from the face-down pool/.test(line)), log.join('\n'));
+    await screenshot(page, 'completto');
+    assert.deepEqual(page.problems, []);
+  });
+
+  it('Termite Towers renders and accepts a die placement', async () => {
+    const page = await open('fay');
+    await createTable(page, 'termite', { seats: 2, bots: true, options: { turn_seconds: 600 } });
+    assert.match(await page.textContent('.deadline:not([hidden])'), /^(9|10) min \d+ s left$/);
+    await page.waitForSelector('.tm-cards .tm-slot');
+    await page.waitForSelector('.tm-mine button.tm-die');
+    const before = await page.$$eval('.tm-mine .tm-die.placed', (els) => els.length);
+    await page.click('.tm-mine button.tm-die');
+    await page.waitForSelector('.tm-slot.target');
+    await page.click('.tm-slot.target');
+    await page.waitForFunction((n) => document.querySelectorAll('.tm-mine .tm-die.placed').length > n, before);
+    await screenshot(page, 'termite');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('no page errors', () => {
+  it('logged no script errors in any page', () => {
+    for (const page of pages) assert.deepEqual(page.problems, []);
+  });
+});

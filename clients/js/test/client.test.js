@@ -1,0 +1,273 @@
+// The client library against a real hub (spawned on a free port): hello, requests,
+// patches equal snapshots, resync after a forced gap and after a corrupted view,
+// reconnect + resume through a cut TCP connection, the live lobby.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import WebSocket from 'ws';
+
+import { Client, JSON_SUBPROTOCOL, loadProtocol, ServerError } from '../lib/index.js';
+import { readProtocolFile, startHub } from '../testing/hub.js';
+import { startProxy } from '../testing/proxy.js';
+
+let hub;
+let protocol;
+const clients = [];
+
+async function connect(name, options = {}) {
+  const client = await Client.connect(options.url ?? hub.ws, { name, protocol, WebSocket, ...options });
+  clients.push(client);
+  return client;
+}
+
+/** A fresh spectator's snapshot of `table` at exactly `version` (retries until it matches). */
+async function snapshotAt(table, version) {
+  const watcher = await connect('checker');
+  await watcher.spectate(table);
+  const mirror = await watcher.waitFor(table, (m) => m.version >= version);
+  assert.equal(mirror.version, version, 'the table moved on while checking');
+  const view = mirror.view;
+  await watcher.close();
+  return view;
+}
+
+/** Seats whose turn it is (from the view). */
+const toAct = (mirror) => mirror.view.to_act;
+
+before(async () => {
+  protocol = await loadProtocol(readProtocolFile);
+  hub = await startHub();
+});
+
+after(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await hub?.stop();
+});
+
+describe('protocol files', () => {
+  it('gives the same schema fingerprint as the server', async () => {
+    const client = await connect('fp');
+    assert.match(client.server.schema, /^[0-9a-f]{16}$/);
+    assert.equal(client.protocol.fingerprint, client.server.schema);
+    assert.equal(client.schemaMatches, true);
+    assert.equal(client.server.v, 1);
+  });
+
+  it('has a helper for every client-to-server message', () => {
+    const camel = (s) => s.replace(/_(\w)/g, (_, c) => c.toUpperCase());
+    const missing = protocol
+      .messageTypes('client_to_server')
+      .filter((t) => t !== 'hello')
+      .filter((t) => typeof Client.prototype[camel(t)] !== 'function');
+    assert.deepEqual(missing, []);
+  });
+
+  it('refuses an invalid request before sending it', async () => {
+    const client = await connect('strict');
+    await assert.rejects(client.request('join', {}), { code: 'bad_message', message: /missing required field "table"/ });
+    await assert.rejects(client.request('nope'), { code: 'unknown_type' });
+  });
+
+  it('gets error replies with stable codes', async () => {
+    const client = await connect('errors');
+    await assert.rejects(client.join('no-such-table'), (err) => err instanceof ServerError && err.code === 'unknown_table');
+    await assert.rejects(client.createTable('chess', 2), { code: 'unknown_game' });
+    assert.ok(protocol.explain('unknown_game').length > 0);
+  });
+});
+
+describe('nmbr9 over msgpack and JSON', () => {
+  it('joins, acts, and its patched views equal fresh snapshots', async () => {
+    const alice = await connect('alice');
+    const bob = await connect('bob', { subprotocol: JSON_SUBPROTOCOL });
+    const spectator = await connect('spec');
+    const table = await alice.createTable('nmbr9', 2, { seed: 7 });
+    const a = await alice.join(table);
+    const b = await bob.join(table);
+    assert.deepEqual([a.seat, b.seat], [0, 1]);
+    assert.ok(a.token.length >= 8);
+    await spectator.spectate(table);
+    await spectator.waitFor(table, (m) => m.view.status === 'playing');
+
+    // An illegal placement is refused with the rule, and changes nothing.
+    const before = (await alice.waitFor(table, (m) => m.view.status === 'playing')).version;
+    await alice.act(table, { type: 'place', x: 0, y: 0, rot: 0 });
+    await assert.rejects(alice.act(table, { type: 'place', x: 0, y: 0, rot: 0 }), {
+      code: 'not_your_turn',
+    });
+    await bob.act(table, { type: 'place', x: 0, y: 0, rot: 0 });
+    const far = { type: 'place', x: 50, y: 50, rot: 0 };
+    await assert.rejects(alice.act(table, far), (err) => err.code === 'illegal_action' && /touch/.test(err.reason));
+    assert.equal((await alice.waitFor(table, (m) => m.version >= before + 2)).version, before + 2);
+
+    for (let round = 2; round <= 20; round++) {
+      for (const player of [alice, bob]) {
+        const { actions } = await player.legal(table);
+        assert.ok(actions.length > 0);
+        await player.act(table, actions[round % actions.length]);
+      }
+      if (round === 10) {
+        const mirror = await spectator.waitFor(table, (m) => m.view.board.round === 11);
+        assert.deepEqual(await snapshotAt(table, mirror.version), mirror.view);
+      }
+    }
+    const done = await spectator.waitFor(table, (m) => m.view.status === 'finished');
+    const final = await snapshotAt(table, done.version);
+    for (const client of [alice, bob, spectator]) {
+      const mirror = await client.waitFor(table, (m) => m.version === done.version);
+      assert.deepEqual(mirror.view, final);
+      assert.equal(mirror.mismatches, 0);
+      assert.ok(mirror.patches >= 40, `patches applied: ${mirror.patches}`);
+    }
+    assert.equal(final.board.finished, true);
+    assert.deepEqual(final.result.scores, final.board.players.map((p) => p.score));
+    assert.ok(spectator.tables.get(table).events.some((e) => e.type === 'finished'));
+  });
+});
+
+describe('resync', () => {
+  it('catches up after a forced gap (a dropped patch)', async () => {
+    let drop = 0;
+    const alice = await connect('gap-alice', {
+      inspect: (msg) => !(msg.t === 'patch' && drop > 0 && drop-- > 0),
+    });
+    const bob = await connect('gap-bob');
+    const table = await alice.createTable('nmbr9', 2, { seed: 11 });
+    await alice.join(table);
+    await bob.join(table);
+    await alice.waitFor(table, (m) => m.view.status === 'playing');
+    drop = 1;
+    await bob.act(table, (await bob.legal(table)).actions[0]); // this patch is lost
+    const version = await alice.act(table, (await alice.legal(table)).actions[0]);
+    const mirror = await alice.waitFor(table, (m) => m.version >= version);
+    assert.equal(drop, 0);
+    assert.ok(mirror.resyncs >= 1, 'a resync was requested');
+    assert.equal(mirror.mismatches, 0);
+    assert.deepEqual(mirror.view, await snapshotAt(table, version));
+    assert.equal(mirror.view.board.round, 2);
+  });
+
+  it('asks for a snapshot when its view is corrupt (hash mismatch)', async () => {
+    const alice = await connect('bad-alice');
+    const bob = await connect('bad-bob');
+    const table = await alice.createTable('nmbr9', 2, { seed: 12 });
+    await alice.join(table);
+    await bob.join(table);
+    const mirror = await alice.waitFor(table, (m) => m.view.status === 'playing');
+    const snapshots = mirror.snapshots;
+    mirror.view = { ...mirror.view, board: { ...mirror.view.board, rounds: 99 } }; // corrupt it
+    const mismatch = alice.next('mismatch', (d) => d.table === table);
+    const version = await bob.act(table, (await bob.legal(table)).actions[0]);
+    await mismatch;
+    const fixed = await alice.waitFor(table, (m) => m.version >= version && m.snapshots > snapshots);
+    assert.equal(fixed.view.board.rounds, 20);
+    assert.deepEqual(fixed.view, await snapshotAt(table, fixed.version));
+  });
+});
+
+describe('reconnect', () => {
+  it('resumes the seat and the missed versions after the network drops', async () => {
+    const proxy = await startProxy(hub.port);
+    try {
+      const alice = await connect('net-alice', { url: proxy.ws, backoff: { initialMs: 50, maxMs: 200 } });
+      const spec = await connect('net-spec', { url: proxy.ws, backoff: { initialMs: 50, maxMs: 200 } });
+      const bob = await connect('net-bob');
+      const table = await alice.createTable('nmbr9', 2, { seed: 13 });
+      const { seat } = await alice.join(table);
+      await bob.join(table);
+      await spec.spectate(table);
+      await alice.waitFor(table, (m) => m.view.status === 'playing');
+      await spec.waitFor(table, (m) => m.view.status === 'playing');
+      const snapshots = alice.tables.get(table).snapshots;
+
+      const reopened = alice.next('open');
+      const specReopened = spec.next('open');
+      proxy.cut();
+      const missed = await bob.act(table, (await bob.legal(table)).actions[0]);
+      await Promise.all([reopened, specReopened]);
+      assert.equal(alice.reconnects, 1);
+      assert.deepEqual(
+        alice.server.resumed.map((r) => [r.table, r.seat, r.ok]),
+        [[table, seat, true]],
+      );
+      const mirror = await alice.waitFor(table, (m) => m.version >= missed);
+      assert.equal(mirror.snapshots, snapshots, 'caught up by a patch from the version it had');
+      assert.equal(mirror.view.board.players[1].placed, true);
+
+      // The seat is ours again: acting works and ends the round.
+      const version = await alice.act(table, (await alice.legal(table)).actions[0]);
+      const specMirror = await spec.waitFor(table, (m) => m.version >= version);
+      assert.equal(specMirror.view.board.round, 2);
+      assert.deepEqual(specMirror.view, await snapshotAt(table, version));
+      assert.equal(spec.server.resumed[0].seat, null);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('fails pending requests when the connection drops, and keeps retrying with backoff', async () => {
+    const proxy = await startProxy(hub.port);
+    const states = [];
+    const client = await connect('retry', { url: proxy.ws, backoff: { initialMs: 20, maxMs: 50 } });
+    client.on('state', ({ state }) => states.push(state));
+    await proxy.close(); // cut and stop listening: reconnect attempts fail
+    await client.next('state', ({ state }) => state === 'reconnecting');
+    await assert.rejects(client.ping(), { code: 'disconnected' });
+    await client.next('retry', ({ attempt }) => attempt >= 3); // failed attempts are retried
+    assert.equal(client.state, 'reconnecting');
+    await client.close();
+    assert.equal(client.state, 'closed');
+    assert.ok(states.includes('reconnecting'));
+  });
+});
+
+describe('lobby', () => {
+  it('pushes the table list when it changes', async () => {
+    const watcher = await connect('lobby');
+    await watcher.subscribeTables();
+    const maker = await connect('maker');
+    const seen = watcher.next('tables', (tables) => tables.some((t) => t.table === created));
+    const created = await maker.createTable('nmbr9', 3, {}, 'lobby test');
+    const tables = await seen;
+    const row = tables.find((t) => t.table === created);
+    assert.equal(row.game, 'nmbr9');
+    assert.equal(row.seats.length, 3);
+    const joined = watcher.next('tables', (list) => list.find((t) => t.table === created)?.seats[0].name === 'maker');
+    await maker.join(created);
+    await joined;
+    const botted = watcher.next('tables', (list) => list.find((t) => t.table === created)?.seats[1].bot === true);
+    assert.equal(await maker.addBot(created), 1);
+    await botted;
+  });
+});
+
+describe('every game', () => {
+  it('plays a few turns of each hosted game with consistent views', async () => {
+    const lister = await connect('lister');
+    const games = await lister.listGames();
+    assert.ok(games.some((g) => g.id === 'nmbr9'));
+    for (const game of games) {
+      const player = await connect(`p-${game.id}`);
+      const table = await player.createTable(game.id, game.min_players, { seed: 5 });
+      await player.join(table);
+      for (let s = 1; s < game.min_players; s++) await player.addBot(table);
+      let mirror = await player.waitFor(table, (m) => m.view.status !== 'waiting', 10000);
+      let moves = 0;
+      while (moves < 6 && mirror.view.status === 'playing') {
+        if (!toAct(mirror).includes(0)) {
+          const at = mirror.version;
+          mirror = await player.waitFor(table, (m) => m.version > at || m.view.status !== 'playing', 10000);
+          continue;
+        }
+        const { actions } = await player.legal(table);
+        if (actions.length === 0) break;
+        const version = await player.act(table, actions[0]);
+        mirror = await player.waitFor(table, (m) => m.version >= version);
+        moves += 1;
+      }
+      assert.ok(moves > 0, `${game.id}: no move played`);
+      assert.equal(mirror.mismatches, 0, `${game.id}: hash mismatches`);
+      assert.ok(mirror.view.board && typeof mirror.view.board === 'object');
+    }
+  });
+});

@@ -1,0 +1,69 @@
+// Test support: the system Chromium (Debian's /usr/bin/chromium, never a downloaded
+// browser) driven by playwright-core, and small page helpers for the UI tests.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { REPO_ROOT } from './hub.js';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = join(REPO_ROOT, 'artifacts', 'screenshots');
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launch() {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.evaluate(() => window.scrollTo(0, 0)); // the sticky header belongs at the top
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A fresh browser context (own localStorage) on the hub's UI, past the name form.
+ * Page errors and console errors are collected in page.problems.
+ */
+export async function openUi(browser, hub, name, contextOptions = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10000);
+  page.problems = [];
+  page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => msg.type() === 'error' && page.problems.push(`console: ${msg.text()}`));
+  await page.goto(`${hub.http}/`);
+  await page.fill('#name-input', name);
+  await page.click('#name-go');
+  await page.waitForSelector('.lobby .game-card');
+  await page.waitForSelector('#conn[data-state="open"]');
+  return page;
+}
+
+/** Screen point of the centre of cell (x, y) of an SVG board (cells are user units). */
+export function cellPoint(page, svgSelector, x, y) {
+  return page.evaluate(
+    ({ sel, x, y }) => {
+      const el = document.querySelector(sel);
+      el.scrollIntoView({ block: 'center' });
+      const p = new DOMPoint(x + 0.5, y + 0.5).matrixTransform(el.getScreenCTM());
+      return { x: p.x, y: p.y };
+    },
+    { sel: svgSelector, x, y },
+  );
+}
+
+/** The table id of the table page shown. */
+export function tableId(page) {
+  return page.evaluate(() => document.querySelector('.table-page')?.dataset.table);
+}

@@ -1,0 +1,198 @@
+// The lobby: the hosted games with a "new table" form each, and the live table list
+// (subscribe_tables) with join / resume / add bot / watch.
+
+import { h, replace } from './dom.js';
+
+const STATUS_LABEL = { waiting: 'waiting for players', playing: 'playing', finished: 'finished' };
+
+function optionInput(name, spec) {
+  const id = `opt-${name}`;
+  let input;
+  if (spec.type === 'boolean') {
+    input = h('input', { id, name, type: 'checkbox', checked: spec.default === true });
+  } else if (spec.choices) {
+    input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, c)));
+  } else if (spec.type === 'integer') {
+    input = h('input', { id, name, type: 'number', step: 1, min: spec.minimum, max: spec.maximum, value: spec.default ?? '' });
+  } else {
+    input = h('input', { id, name, value: spec.default ?? '' });
+  }
+  return h('label', { class: 'opt', title: spec.description }, h('span', {}, name.replaceAll('_', ' ')), input);
+}
+
+function readOptions(form, game) {
+  const options = {};
+  for (const [name, spec] of Object.entries(game.options ?? {})) {
+    const el = form.elements.namedItem(name);
+    if (!el) continue;
+    if (spec.type === 'boolean') {
+      if (el.checked !== spec.default) options[name] = el.checked;
+    } else if (spec.type === 'integer') {
+      if (el.value !== '' && Number(el.value) !== spec.default) options[name] = Number(el.value);
+    } else if (el.value !== spec.default) {
+      options[name] = el.value;
+    }
+  }
+  const turn = form.elements.namedItem('turn_seconds').value;
+  if (turn !== '') options.turn_seconds = Number(turn);
+  const seed = form.elements.namedItem('seed').value;
+  if (seed !== '') options.seed = Number(seed);
+  return options;
+}
+
+function gameCard(app, game) {
+  const seatsSelect = h(
+    'select',
+    { name: 'seats', class: 'seats-select' },
+    Array.from({ length: game.max_players - game.min_players + 1 }, (_, i) => game.min_players + i).map((n) =>
+      h('option', { value: n, selected: n === Math.min(game.max_players, Math.max(game.min_players, 2)) }, `${n} player${n > 1 ? 's' : ''}`),
+    ),
+  );
+  const form = h(
+    'form',
+    {
+      class: 'new-table',
+      data: { game: game.id },
+      on: {
+        submit: async (event) => {
+          event.preventDefault();
+          const button = form.querySelector('button[type=submit]');
+          button.disabled = true;
+          try {
+            await createAndSit(app, game, Number(seatsSelect.value), readOptions(form, game), form.elements.namedItem('bots').checked);
+          } catch (err) {
+            app.toast(err.reason ?? err.message, 'error');
+          } finally {
+            button.disabled = false;
+          }
+        },
+      },
+    },
+    h('label', { class: 'opt' }, h('span', {}, 'seats'), seatsSelect),
+    Object.entries(game.options ?? {}).map(([name, spec]) => optionInput(name, spec)),
+    h('label', { class: 'opt', title: 'per-turn time limit; a late player gets the bot’s move' }, h('span', {}, 'turn seconds'), h('input', { name: 'turn_seconds', type: 'number', min: 1, max: 86400, placeholder: 'none' })),
+    h('details', { class: 'advanced' }, h('summary', {}, 'more'), h('label', { class: 'opt', title: 'same seed, same shuffles: replay a game exactly' }, h('span', {}, 'seed'), h('input', { name: 'seed', type: 'number', min: 0, step: 1, placeholder: 'random' }))),
+    h('label', { class: 'opt check' }, h('input', { name: 'bots', type: 'checkbox', checked: true }), h('span', {}, 'fill other seats with bots')),
+    h('button', { class: 'primary', type: 'submit' }, 'Create table & sit'),
+  );
+  return h(
+    'article',
+    { class: 'game-card card', data: { game: game.id } },
+    h('h3', {}, game.name, h('small', {}, ` ${game.min_players === game.max_players ? game.min_players : `${game.min_players}–${game.max_players}`} players`)),
+    h('details', { class: 'rules' }, h('summary', {}, 'How to play'), h('pre', {}, game.help ?? '')),
+    form,
+  );
+}
+
+async function createAndSit(app, game, seatCount, options, bots) {
+  const { client } = app;
+  const table = await client.createTable(game.id, seatCount, options);
+  const { seat, token } = await client.join(table);
+  app.seats.set(table, seat, token);
+  if (bots) for (let i = 1; i < seatCount; i++) await client.addBot(table);
+  app.go(`#/table/${table}`);
+}
+
+function seatChips(row) {
+  return h(
+    'span',
+    { class: 'seat-chips' },
+    row.seats.map((s, i) =>
+      h(
+        'span',
+        { class: ['chip', s.name ? null : 'free', s.bot ? 'bot' : null, s.connected ? 'online' : null], title: s.name ? `${s.name}${s.bot ? ' (bot)' : ''}${s.connected ? ', connected' : ''}` : `seat ${i} is free` },
+        s.bot ? h('span', { class: 'bot-tag' }, 'bot') : null,
+        s.name ?? 'free',
+      ),
+    ),
+  );
+}
+
+function tableRow(app, row) {
+  const { client } = app;
+  const mine = app.seats.get(row.table);
+  const free = row.seats.some((s) => !s.name && !s.bot);
+  const game = app.gameInfo(row.game);
+  const act = (fn) => async (event) => {
+    event.target.disabled = true;
+    try {
+      await fn();
+    } catch (err) {
+      app.toast(err.reason ?? err.message, 'error');
+      event.target.disabled = false;
+    }
+  };
+  return h(
+    'li',
+    { class: ['table-row', row.status], data: { table: row.table, game: row.game, status: row.status } },
+    h('div', { class: 'table-what' }, h('strong', {}, game.name), ' ', h('span', { class: 'muted' }, row.name || row.table)),
+    h('span', { class: ['pill', row.status] }, STATUS_LABEL[row.status] ?? row.status),
+    seatChips(row),
+    h('span', { class: 'muted spectators', title: 'spectators' }, `${row.spectators ?? 0} watching`),
+    h(
+      'span',
+      { class: 'row-actions' },
+      mine ? h('button', { class: 'primary resume', on: { click: () => app.go(`#/table/${row.table}`) } }, 'Resume') : null,
+      !mine && free && row.status === 'waiting'
+        ? h(
+            'button',
+            {
+              class: 'primary join',
+              on: {
+                click: act(async () => {
+                  const { seat, token } = await client.join(row.table);
+                  app.seats.set(row.table, seat, token);
+                  app.go(`#/table/${row.table}`);
+                }),
+              },
+            },
+            'Join',
+          )
+        : null,
+      free && row.status === 'waiting' ? h('button', { class: 'add-bot', on: { click: act(() => client.addBot(row.table)) } }, '+ Bot') : null,
+      h('button', { class: 'watch', on: { click: () => app.go(`#/table/${row.table}?watch`) } }, 'Watch'),
+    ),
+  );
+}
+
+export function mountLobby(root, app) {
+  const { client } = app;
+  const list = h('ul', { class: 'table-list', 'aria-live': 'polite' });
+  const filter = h('select', { class: 'game-filter', on: { change: () => render(client.lobby) } }, h('option', { value: '' }, 'all games'), app.games.map((g) => h('option', { value: g.id }, g.name)));
+  const hideFinished = h('input', { type: 'checkbox', checked: true, on: { change: () => render(client.lobby) } });
+  const empty = h('p', { class: 'muted empty' }, 'No tables yet — create one above, or ask a friend for a link.');
+
+  function render(tables) {
+    const rows = tables.filter((t) => (!filter.value || t.game === filter.value) && !(hideFinished.checked && t.status === 'finished'));
+    replace(list, rows.map((row) => tableRow(app, row)));
+    empty.hidden = rows.length > 0;
+  }
+
+  replace(
+    root,
+    h(
+      'div',
+      { class: 'lobby' },
+      h('section', { class: 'games' }, h('h2', {}, 'Start a game'), h('div', { class: 'game-grid' }, app.games.map((g) => gameCard(app, g)))),
+      h(
+        'section',
+        { class: 'tables' },
+        h('h2', {}, 'Tables ', h('small', { class: 'muted' }, 'live')),
+        h('div', { class: 'filters' }, filter, h('label', { class: 'check' }, hideFinished, ' hide finished')),
+        list,
+        empty,
+      ),
+    ),
+  );
+  const off = client.on('tables', render);
+  const offOpen = client.on('open', () => render(client.lobby));
+  client.subscribeTables().catch((err) => app.toast(err.message, 'error'));
+  render(client.lobby);
+  return {
+    destroy() {
+      off();
+      offOpen();
+      client.unsubscribeTables().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,125 @@
+"""Added latency per action of the Redis store vs memory (issue 3 closing figure).
+
+Runs a real hub (uvicorn on a free port, in this process) on each store and plays
+9-tower solo games with one real WebSocket client: act -> ok latency, one action at a
+time (no batching to hide the round trip), and then with 50 tables acting at once (group
+commit at work).  Prints medians and ratios.
+
+    .venv/bin/python -m loadtest.bench_store [--redis redis://127.0.0.1:6379/9] [--actions 400]
+
+Without --redis a throwaway redis-server is started on a free port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+from clients.cli.connection import Connection
+from server.ops.cluster import LocalCluster
+from tests.conftest import start_hub, stop_hub
+
+
+async def sequential(url: str, actions: int) -> list[float]:
+    """Solo games one after the other (a connection each: the rate limit is per socket)."""
+    samples: list[float] = []
+    while len(samples) < actions:
+        conn = await Connection.connect(url, "bench")
+        table = await conn.create_table("nmbr9", 1)
+        await conn.join(table)
+        for _ in range(20):
+            legal = await conn.legal(table)
+            started = time.perf_counter()
+            await conn.act(table, legal[0])
+            samples.append(time.perf_counter() - started)
+        await conn.close()
+    return samples
+
+
+async def concurrent(url: str, tables: int, rounds: int) -> tuple[list[float], float]:
+    conns = [await Connection.connect(url, f"b{i}") for i in range(tables)]
+    ids = []
+    for conn in conns:
+        table = await conn.create_table("nmbr9", 1)
+        await conn.join(table)
+        ids.append(table)
+    samples: list[float] = []
+
+    async def one(conn: Connection, table: str) -> None:
+        for _ in range(rounds):
+            legal = await conn.legal(table)
+            started = time.perf_counter()
+            await conn.act(table, legal[0])
+            samples.append(time.perf_counter() - started)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(c, t) for c, t in zip(conns, ids, strict=True)))
+    elapsed = time.perf_counter() - started
+    for conn in conns:
+        await conn.close()
+    return samples, len(samples) / elapsed
+
+
+def ms(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def measure(store_url: str, actions: int) -> dict[str, float]:
+    running = await start_hub(store_url)
+    try:
+        seq = await sequential(running.url, actions)
+        conc, rate = await concurrent(running.url, 50, 20)
+    finally:
+        await stop_hub(running)
+    return {
+        "seq_p50": 1000 * statistics.median(seq),
+        "seq_p99": ms(seq, 0.99),
+        "conc_p50": 1000 * statistics.median(conc),
+        "conc_p99": ms(conc, 0.99),
+        "conc_rate": rate,
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--redis", default=None)
+    parser.add_argument("--actions", type=int, default=400)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    cluster = None
+    redis_url = args.redis
+    if redis_url is None:
+        cluster = LocalCluster(hubs=0)
+        cluster.start_redis_only()
+        redis_url = cluster.redis_url
+    try:
+        results: dict[str, list[dict[str, float]]] = {"memory": [], "redis": []}
+        for _ in range(args.runs):
+            results["memory"].append(await measure("memory://", args.actions))
+            results["redis"].append(await measure(str(redis_url), args.actions))
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    med = {
+        store: {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        for store, runs in results.items()
+    }
+    print(f"medians of {args.runs} runs (act -> ok over a real socket, in ms)")
+    print(f"{'':28}{'memory':>10}{'redis':>10}{'added':>10}")
+    for key, label in [
+        ("seq_p50", "one at a time, p50"),
+        ("seq_p99", "one at a time, p99"),
+        ("conc_p50", "50 tables at once, p50"),
+        ("conc_p99", "50 tables at once, p99"),
+    ]:
+        m, r = med["memory"][key], med["redis"][key]
+        print(f"{label:28}{m:10.3f}{r:10.3f}{r - m:10.3f}")
+    m, r = med["memory"]["conc_rate"], med["redis"]["conc_rate"]
+    print(f"{'50 tables at once, acts/s':28}{m:10.0f}{r:10.0f}  (redis/memory {r / m:.2f})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
