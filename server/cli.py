@@ -17,7 +17,10 @@ def _serve(args: argparse.Namespace) -> int:
         level=args.log_level.upper(),
         format='{"t":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}',
     )
+    from server.ops.gc_tuning import tune_gc
+
     app = create_app(args.store)
+    tune_gc()
     print(f"tablehub: store {args.store}; open http://{args.host}:{args.port}/", flush=True)
     uvicorn.run(
         app,
@@ -97,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.set_defaults(run=_cluster)
 
     from clients.cli.main import add_client_commands
+    from loadtest.cli import add_loadtest_command
 
     add_client_commands(sub)
+    add_loadtest_command(sub)
     return parser
 
 

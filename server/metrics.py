@@ -23,3 +23,9 @@ COMMIT_LATENCY = Histogram(
     "Store commit latency",
     buckets=(0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1),
 )
+GC_PAUSE = Histogram(
+    "tablehub_gc_pause_seconds",
+    "Cyclic garbage collector pauses by generation",
+    ["generation"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5),
+)

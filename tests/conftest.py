@@ -20,12 +20,11 @@ from typing import Any
 
 import pytest
 import uvicorn
-from starlette.applications import Starlette
 
 from clients.cli.connection import Connection
 from server.config import Limits
 from server.hub import Hub
-from server.transport.app import create_app
+from server.transport.app import HubApp, create_app
 
 
 def free_port() -> int:
@@ -37,7 +36,7 @@ def free_port() -> int:
 
 @dataclass
 class RunningHub:
-    app: Starlette
+    app: HubApp
     server: uvicorn.Server
     port: int
 

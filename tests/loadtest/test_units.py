@@ -1,0 +1,208 @@
+"""The load generator's pure parts: patching, hashing, verification, histograms, bots.
+
+No sockets: these are the pieces whose mistakes would silently corrupt the
+measurements (a wrong patch applier or hash would report mismatches that are not
+there, or miss real ones).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import jsonpatch
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loadtest.bots import row_placement
+from loadtest.canon import IncrementalHasher
+from loadtest.mirror import Mirror, Verifier
+from loadtest.patching import PatchError, apply_patch
+from loadtest.stats import Histogram, RunStats, merge_dicts
+from loadtest.svgplot import Series, line_chart, stack
+from protocol import SUBPROTOCOLS
+from protocol.viewhash import view_hash
+from server.games import get_game
+from server.games.nmbr9.shapes import ROTATIONS
+from server.tables.viewdiff import diff
+
+JSONValue = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(old=JSONValue, new=JSONValue)
+def test_patch_of_a_diff_gives_the_new_view_and_leaves_the_old_one(old: Any, new: Any) -> None:
+    before = copy.deepcopy(old)
+    ops = diff(old, new)
+    assert apply_patch(old, ops) == new
+    assert old == before  # never mutated: mirrors share views
+
+
+def test_patching_matches_jsonpatch_on_every_operation() -> None:
+    doc = {"a": [1, 2, 3], "b": {"c": "x", "d/e": 1, "f~g": 2}, "h": None}
+    ops: list[dict[str, Any]] = [
+        {"op": "add", "path": "/a/1", "value": 9},
+        {"op": "remove", "path": "/a/0"},
+        {"op": "replace", "path": "/b/d~1e", "value": [1]},
+        {"op": "move", "from": "/b/f~0g", "path": "/moved"},
+        {"op": "copy", "from": "/a", "path": "/b/copy"},
+        {"op": "test", "path": "/h", "value": None},
+        {"op": "add", "path": "/a/-", "value": {"k": 1}},
+        {"op": "add", "path": "/a/3/k2", "value": 2},
+    ]
+    assert apply_patch(doc, ops) == jsonpatch.apply_patch(doc, ops)
+    assert doc["a"] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        [{"op": "remove", "path": "/missing"}],
+        [{"op": "replace", "path": "/a/7", "value": 1}],
+        [{"op": "test", "path": "/a/0", "value": 2}],
+        [{"op": "add", "path": "/a/x", "value": 1}],
+        [{"op": "add", "path": "a", "value": 1}],
+    ],
+)
+def test_bad_patches_are_refused(ops: list[dict[str, Any]]) -> None:
+    with pytest.raises(PatchError):
+        apply_patch({"a": [1]}, ops)
+
+
+@settings(max_examples=200, deadline=None)
+@given(view=JSONValue)
+def test_incremental_hash_equals_the_protocol_hash(view: Any) -> None:
+    hasher = IncrementalHasher()
+    assert hasher.view_hash(view) == view_hash(view)
+    assert hasher.view_hash(view) == view_hash(view)  # cached the second time
+
+
+def test_incremental_hash_follows_a_whole_nmbr9_game_and_unicode() -> None:
+    game = get_game("nmbr9")
+    assert game is not None
+    state = game.setup({"tournament": False}, 4, 11)
+    hasher = IncrementalHasher()
+    old = game.view(state, None)
+    mirror = old
+    steps = 0
+    while not game.status(state)["finished"]:
+        seat = game.status(state)["to_act"][0]
+        state, _ = game.apply(state, seat, game.bot_action(state, seat))
+        new = game.view(state, None)
+        mirror = apply_patch(mirror, diff(old, new))
+        assert hasher.view_hash(mirror) == view_hash(new)
+        old = new
+        steps += 1
+    assert steps == 80
+    odd = {"é": 'a"b\\c\n\u2028', "list": [True, False, None, -3, "x" * 80]}
+    assert hasher.view_hash(odd) == view_hash(odd)
+
+
+def _patch_frame(
+    base: dict[str, Any], new: dict[str, Any], version: int, good: bool = True
+) -> tuple[bytes, dict[str, Any]]:
+    msg = {
+        "t": "patch",
+        "table": "t1",
+        "from": version,
+        "to": version + 1,
+        "ops": diff(base, new),
+        "hash": view_hash(new) if good else "0" * 16,
+    }
+    codec = SUBPROTOCOLS["tablehub.v1.msgpack"]
+    frame = codec.encode(msg)
+    assert isinstance(frame, bytes)
+    return frame, codec.decode(frame)
+
+
+@pytest.mark.parametrize("memo", [True, False])
+def test_verifier_applies_checks_and_reports_gaps_and_mismatches(memo: bool) -> None:
+    verifier = Verifier(memo=memo)
+    v0 = {"n": 0, "tiles": []}
+    v1 = {"n": 1, "tiles": [1]}
+    v2 = {"n": 2, "tiles": [1, 2]}
+    snap = {"t": "snapshot", "table": "t1", "version": 5, "view": v0, "hash": view_hash(v0)}
+    codec = SUBPROTOCOLS["tablehub.v1.msgpack"]
+    mirrors = [Mirror(), Mirror()]
+    for mirror in mirrors:
+        assert verifier.snapshot(mirror, codec.encode(snap), snap)
+    frame, msg = _patch_frame(v0, v1, 5)
+    for mirror in mirrors:
+        assert verifier.patch(mirror, frame, msg) == "ok"
+        assert mirror.view == v1 and mirror.version == 6
+    assert verifier.patch(mirrors[0], frame, msg) == "stale"
+    gap_frame, gap = _patch_frame(v1, v2, 7)
+    assert verifier.patch(mirrors[0], gap_frame, gap) == "gap"
+    bad_frame, bad = _patch_frame(v1, v2, 6, good=False)
+    assert verifier.patch(mirrors[1], bad_frame, bad) == "mismatch"
+    assert mirrors[1].version == 6 and mirrors[1].mismatches == 1
+    wrong = dict(snap, hash="f" * 16)
+    assert not verifier.snapshot(Mirror(), codec.encode(wrong), wrong)
+    if memo:
+        assert verifier.reused >= 1
+
+
+def test_histogram_percentiles_are_within_two_percent_and_merge() -> None:
+    rng = random.Random(3)
+    samples = [rng.expovariate(1 / 0.01) for _ in range(20000)]
+    a, b = Histogram(), Histogram()
+    for i, s in enumerate(samples):
+        (a if i % 2 else b).add(s)
+    a.merge(Histogram.from_dict(b.to_dict()))
+    ordered = sorted(samples)
+    for q in (50, 95, 99):
+        exact = ordered[int(len(ordered) * q / 100) - 1]
+        got = a.percentile(q)
+        assert got is not None and abs(got - exact) / exact < 0.03
+    assert a.max == max(samples) and a.count == len(samples)
+
+
+def test_run_stats_merge_across_workers() -> None:
+    parts = []
+    for worker in range(2):
+        stats = RunStats(t0=100.0, steady_from=1.0, steady_to=5.0)
+        stats.count("acts_sent", 102.5, 3)
+        stats.latency("act_patch", 102.0, 102.01)
+        stats.latency("act_patch", 100.5, 100.6)  # sent during the ramp: not steady
+        stats.errors["illegal_action"] += worker
+        parts.append(stats.to_dict())
+    merged = merge_dicts(parts)
+    assert merged.counts["acts_sent"] == 6
+    assert merged.timeline[2].counts["acts_sent"] == 6
+    assert merged.histograms["act_patch"].count == 4
+    assert merged.histograms["act_patch_steady"].count == 2
+    assert merged.errors["illegal_action"] == 1
+
+
+def test_row_heuristic_is_always_legal_for_a_whole_game() -> None:
+    game = get_game("nmbr9")
+    assert game is not None
+    rng = random.Random(5)
+    for seed in range(5):
+        state = game.setup({"tournament": False}, 2, seed)
+        while not game.status(state)["finished"]:
+            for seat in game.status(state)["to_act"]:
+                view = game.view(state, seat)
+                tiles = view["players"][seat]["tiles"]
+                action = row_placement(ROTATIONS[view["card"]], tiles, rng)
+                state, _ = game.apply(state, seat, action)  # raises if illegal
+
+
+def test_svg_chart_is_a_document_with_every_series() -> None:
+    panel = line_chart(
+        "latency",
+        [Series("p50", [(0, 1.0), (1, None), (2, 3.0)]), Series("p99", [(0, 5.0), (2, 9.0)])],
+        "s",
+        "ms",
+    )
+    svg = stack([panel])
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert "p50" in svg and "p99" in svg and "<polyline" in svg
