@@ -28,7 +28,7 @@ from clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
 from clients.cli.screen import compose, deadline_text
 from clients.cli.terminal import Terminal
 from clients.cli.tokens import TokenStore
-from clients.cli.turns import TurnTracker, first_of, now_ms
+from clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
 
 PAGE = 10
 
@@ -179,11 +179,12 @@ class InteractivePlayer:
             self.messages = []
             return None
         if not self.tracker.is_ready():
-            if self.tty_input and cmd.isdigit():
+            if self.tty_input and not is_my_turn(self.view, self.link.seat):
                 self.messages = ["it is not your turn yet: wait for the 'your move>' prompt"]
                 return None
-            if not self.tty_input:
-                await self.tracker.my_turn()
+            # Our turn, but its legal moves are still being fetched (or, from a pipe,
+            # the line came early): wait for the turn instead of dropping the line.
+            await self.tracker.my_turn()
         action = self._read_action(cmd)
         if action is not None:
             await self._play(action)
