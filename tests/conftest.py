@@ -11,9 +11,7 @@ import asyncio
 import os
 import shutil
 import socket
-import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,14 +22,8 @@ import uvicorn
 from clients.cli.connection import Connection
 from server.config import Limits
 from server.hub import Hub
+from server.ops.cluster import start_redis
 from server.transport.app import HubApp, create_app
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -106,40 +98,13 @@ def redis_url() -> Iterator[str]:
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
         return
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.fail("redis-server is not on PATH (install it, or set REDIS_URL)")
-    port = free_port()
     workdir = tempfile.mkdtemp(prefix="tablehub-redis-")
-    proc = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            workdir,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                pytest.fail("redis-server did not start")
-            time.sleep(0.05)
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        proc, url = start_redis(workdir, appendonly=False)
+    except (RuntimeError, TimeoutError) as err:
+        pytest.fail(f"{err} (install redis-server, or set REDIS_URL)")
+    try:
+        yield url
     finally:
         proc.terminate()
         proc.wait(10)

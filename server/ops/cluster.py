@@ -49,6 +49,36 @@ def _accepts(port: int) -> bool:
         return True
 
 
+def start_redis(workdir: str, appendonly: bool) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on a free loopback port, keeping its files in ``workdir``."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server not found: install it (or point at one with a URL)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            workdir,
+            "--appendonly",
+            "yes" if appendonly else "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: proc.poll() is None and _accepts(port), "redis-server")
+    except TimeoutError:
+        proc.kill()
+        raise
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
 @dataclass
 class LocalCluster:
     hubs: int = 2
@@ -82,29 +112,8 @@ class LocalCluster:
     def start_redis_only(self) -> None:
         """Start a throwaway redis-server (AOF on) unless ``redis_url`` was given."""
         if self.redis_url is None:
-            port = free_port()
-            binary = shutil.which("redis-server")
-            if binary is None:
-                raise RuntimeError("redis-server not found: install it or pass --redis")
             self._redis_dir = tempfile.mkdtemp(prefix="tablehub-cluster-")
-            self.procs["redis"] = subprocess.Popen(
-                [
-                    binary,
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "yes",
-                    "--dir",
-                    self._redis_dir,
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-            wait_for(lambda: _accepts(port), "redis-server")
-            self.redis_url = f"redis://127.0.0.1:{port}/0"
+            self.procs["redis"], self.redis_url = start_redis(self._redis_dir, appendonly=True)
 
     def start_hub(self, index: int) -> None:
         if index < len(self.hub_ports):

@@ -154,7 +154,7 @@ async def test_watch_json_of_a_finished_table_prints_the_result_and_exits(
 async def test_unreachable_server_and_unknown_table_exit_with_clear_messages(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    from tests.conftest import free_port
+    from server.ops.cluster import free_port
 
     dead = f"ws://127.0.0.1:{free_port()}/ws"
     tokens = tmp_path / "t.json"
