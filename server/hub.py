@@ -273,6 +273,19 @@ class Hub:
             return {"error": {"code": err.code, "message": err.message}}
         return {"ok": result}
 
+    async def catch_up(self, table_id: str, seat: int | None, version: int) -> Frames:
+        """What a client at ``version`` needs: one patch to now, or a snapshot.
+
+        Versions still in this process's ring are diffed at once; older ones (e.g. a
+        client that reconnects to a process that did not serve the table before) are
+        rebuilt from the store's recent history when it keeps one (Redis)."""
+        live = await self.table(table_id)
+        feed = live.feed
+        old = None
+        if 0 <= version < feed.record.version and feed.recent(version) is None:
+            old = await self.store.record_at(feed.record, version)
+        return feed.catch_up(seat, version, old)
+
     # -- other processes' commits, presence, deadlines ---------------------------------------
 
     def _on_remote_commit(self, table_id: str, commit: RemoteCommit) -> None:

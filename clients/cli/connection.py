@@ -53,6 +53,7 @@ class TableMirror:
     events: list[dict[str, Any]] = field(default_factory=list)
     resyncs: int = 0
     mismatches: int = 0
+    snapshots: int = 0
 
 
 class Connection:
@@ -242,6 +243,7 @@ class Connection:
         elif kind == "snapshot":
             mirror = self.tables.setdefault(msg["table"], TableMirror())
             mirror.view, mirror.version, mirror.hash = msg["view"], msg["version"], msg["hash"]
+            mirror.snapshots += 1
             if view_hash(mirror.view) != mirror.hash:
                 mirror.mismatches += 1
         elif kind == "patch":

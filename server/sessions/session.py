@@ -29,7 +29,7 @@ from protocol import Codec, DecodeError, Frames, ProtocolError, schema_fingerpri
 from protocol.codec import PROTOCOL_VERSION
 from server import metrics
 from server.config import Limits
-from server.hub import Hub
+from server.hub import Hub, LiveTable
 from server.tables.actor import Act, AddBot, Command, Join
 from server.tables.errors import TableError
 
@@ -295,9 +295,9 @@ class Session:
                     table, Join(self.name, item.get("seat"), item["token"])
                 )
                 self.seats[table] = result["seat"]
-                self._watch(table, result["seat"], item.get("version"))
+                await self._rewatch(table, result["seat"], item.get("version"))
                 return {"table": table, "seat": result["seat"], "ok": True}
-            self._watch(table, None, item.get("version"), live=await self.hub.table(table))
+            await self._rewatch(table, None, item.get("version"))
             return {"table": table, "seat": None, "ok": True}
         except TableError as err:
             return {"table": table, "seat": None, "ok": False, "code": err.code}
@@ -333,7 +333,7 @@ class Session:
         def joined(result: dict[str, Any]) -> None:
             self.seats[table] = result["seat"]
             self.reply(msg["id"], seat=result["seat"], token=result["token"])
-            self._watch(table, result["seat"], None, live)
+            self._watch(table, result["seat"], live)
 
         command = Join(self.name, msg.get("seat"), msg.get("token"))
         self._answer(msg["id"], self._submit(table, command), joined)
@@ -349,7 +349,7 @@ class Session:
         live = await self.hub.table(table)
         self.seats.pop(table, None)
         self.reply(msg["id"], version=live.feed.record.version)
-        self._watch(table, None, None, live)
+        self._watch(table, None, live)
 
     async def on_act(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
@@ -384,7 +384,7 @@ class Session:
             raise TableError("unknown_table", "join or spectate this table first")
         live = await self.hub.table(table)
         self.reply(msg["id"], version=live.feed.record.version)
-        frames = live.feed.catch_up(self.watching[table], msg.get("version", -1))
+        frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
         self._sent_version[table] = frames.msg.get("from", -1)
         self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
 
@@ -403,18 +403,28 @@ class Session:
         ):
             raise TableError("rate_limited", "watching too many tables on one connection")
 
-    def _watch(self, table: str, seat: int | None, version: int | None, live: Any = None) -> None:
-        live = live or self.hub.live[table]
+    def _watch(self, table: str, seat: int | None, live: LiveTable) -> None:
+        """Subscribe to a table; a snapshot follows."""
         self.watching[table] = seat
         self._sent_version.pop(table, None)
-        if version is None:
-            live.feed.subscribe(self, seat)
-        else:
-            live.feed.subscribe(self, seat, send_snapshot=False)
-            frames = live.feed.catch_up(seat, version)
-            self._sent_version[table] = frames.msg.get("from", -1)
-            self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
+        live.feed.subscribe(self, seat)
         self.hub.presence_changed()
+
+    async def _rewatch(self, table: str, seat: int | None, version: int | None) -> None:
+        """Subscribe again after a reconnect: what was missed since ``version`` follows
+        (one patch, or a snapshot).  Live patches queued meanwhile are dropped by the
+        writer's version check, so nothing arrives twice or out of order."""
+        if version is None:
+            self._watch(table, seat, await self.hub.table(table))
+            return
+        live = await self.hub.table(table)
+        self.watching[table] = seat
+        self._sent_version.pop(table, None)
+        live.feed.subscribe(self, seat, send_snapshot=False)
+        self.hub.presence_changed()
+        frames = await self.hub.catch_up(table, seat, version)
+        self._sent_version[table] = frames.msg.get("from", -1)
+        self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
 
     def _unwatch(self, table: str) -> None:
         if self.watching.pop(table, "absent") == "absent":

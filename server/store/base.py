@@ -68,6 +68,11 @@ class Store(abc.ABC):
     async def log(self, table: str) -> list[LogEntry]:
         """The table's whole action log, oldest first."""
 
+    async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
+        """The table at an earlier ``version`` (for a reconnecting client's catch-up
+        patch), or None when this store keeps no history that far back."""
+        return None
+
     async def log_tail(self, table: str, count: int) -> list[LogEntry]:
         """The last ``count`` log entries."""
         return (await self.log(table))[-count:]

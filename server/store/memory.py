@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from server.games import get_game
 from server.store.base import Store, StoreError, VersionConflict
-from server.tables.record import LogEntry, TableRecord
+from server.tables.record import LogEntry, TableRecord, record_at
+
+HISTORY_VERSIONS = 256
+"""How far back a reconnecting client still gets one catch-up patch (else a snapshot)."""
 
 
 class MemoryStore(Store):
@@ -41,6 +45,16 @@ class MemoryStore(Store):
             )
         self._records[record.table] = dataclasses.replace(record)
         self._logs[record.table].append(entry)
+
+    async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
+        """Replayed from the table's setup: cheap in process, bounded to recent versions."""
+        if current.version - version > HISTORY_VERSIONS:
+            return None
+        game = get_game(current.game)
+        if game is None:
+            return None
+        setup = game.setup(current.options, len(current.seats), current.seed)
+        return record_at(current, version, setup, 0, self._logs.get(current.table, []))
 
     async def log(self, table: str) -> list[LogEntry]:
         return list(self._logs.get(table, []))

@@ -9,7 +9,8 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
     th:{T}:epoch  the ownership epoch (fencing token, int)
     th:{T}:lease  "<process>:<epoch>" with a TTL: who runs the table now
     th:{T}:log    list of msgpack log entries; entry v sits at index v-1
-    th:{T}:snap   msgpack {"version", "state"}: a recent full state
+    th:{T}:snap   msgpack {"version", "state"}: the latest full state
+    th:{T}:snaps  the last KEPT_SNAPSHOTS of those (history for catch-up patches)
     th:{T}:in     stream: commands forwarded to the owner by other processes
     th:{T}:ch     pub/sub channel: every commit ({"meta", "entry"})
     th:{T}:pres   hash process -> msgpack presence of that process's sockets
@@ -47,16 +48,19 @@ import redis.asyncio as aioredis
 
 from server import metrics
 from server.store.base import RemoteCommit, Store, StoreError, VersionConflict
-from server.tables.record import LogEntry, TableRecord, replay_from
+from server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 log = logging.getLogger("tablehub.redis")
 
 SNAPSHOT_EVERY = 32
+KEPT_SNAPSHOTS = 4
+"""Recent snapshots kept per table: a client that reconnects anywhere within the last
+~SNAPSHOT_EVERY * (KEPT_SNAPSHOTS - 1) versions gets one catch-up patch, not a snapshot."""
 LEASE_MS = int(os.environ.get("TABLEHUB_LEASE_MS", "3000"))
 FORWARD_TIMEOUT_S = 1.0
 """Per attempt; the hub retries (same command id) and takes over a dead owner's table."""
 
-_COMMIT = """
+_COMMIT = f"""
 local ver = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if ver ~= tonumber(ARGV[1]) then return 'version:' .. ver end
 local epoch = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -64,7 +68,11 @@ if epoch ~= tonumber(ARGV[2]) then return 'epoch:' .. epoch end
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('RPUSH', KEYS[4], ARGV[4])
 redis.call('SET', KEYS[2], ver + 1)
-if ARGV[5] ~= '' then redis.call('SET', KEYS[5], ARGV[5]) end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[5], ARGV[5])
+  redis.call('LPUSH', KEYS[7], ARGV[5])
+  redis.call('LTRIM', KEYS[7], 0, {KEPT_SNAPSHOTS - 1})
+end
 redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
@@ -167,9 +175,11 @@ class RedisStore(Store):
         created = await self.redis.set(_k(t, "ver"), record.version, nx=True)
         if not created:
             raise StoreError(f"table {t} exists")
+        snapshot = _pack({"version": record.version, "state": record.state})
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(_k(t, "meta"), _pack(_meta(record)))
-            pipe.set(_k(t, "snap"), _pack({"version": record.version, "state": record.state}))
+            pipe.set(_k(t, "snap"), snapshot)
+            pipe.lpush(_k(t, "snaps"), snapshot)
             pipe.set(_k(t, "epoch"), 0)
             pipe.zadd("th:tables", {t: record.updated_ms})
             await pipe.execute()
@@ -202,7 +212,7 @@ class RedisStore(Store):
         snapshot = b""
         if record.version % SNAPSHOT_EVERY == 0 or str(record.status) == "finished":
             snapshot = _pack({"version": record.version, "state": record.state})
-        keys = [_k(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch")]
+        keys = [_k(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch", "snaps")]
         args = [
             expected_version,
             epoch,
@@ -261,6 +271,16 @@ class RedisStore(Store):
     async def log(self, table: str) -> list[LogEntry]:
         return [_unpack(b) for b in await self.redis.lrange(_k(table, "log"), 0, -1)]
 
+    async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
+        snaps = [_unpack(b) for b in await self.redis.lrange(_k(current.table, "snaps"), 0, -1)]
+        base = next((s for s in snaps if s["version"] <= version), None)
+        if base is None:
+            return None
+        first = max(0, base["version"] - 1)  # the entry at the base version too: its status
+        blobs = await self.redis.lrange(_k(current.table, "log"), first, current.version - 1)
+        log = [_unpack(b) for b in blobs]
+        return record_at(current, version, base["state"], base["version"], log)
+
     async def log_tail(self, table: str, count: int) -> list[LogEntry]:
         return [_unpack(b) for b in await self.redis.lrange(_k(table, "log"), -count, -1)]
 
@@ -277,7 +297,7 @@ class RedisStore(Store):
         return out
 
     async def delete(self, table: str) -> None:
-        names = ("meta", "ver", "epoch", "lease", "log", "snap", "in", "pres")
+        names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres")
         await self.redis.delete(*[_k(table, n) for n in names])
         await self.redis.zrem("th:tables", table)
         await self.redis.zrem("th:deadlines", table)

@@ -302,7 +302,7 @@ class TableActor:
         record.version = self.record.version + 1
         record.updated_ms = now
         self._set_deadline(record, now)
-        entry = {"v": record.version, **entry}
+        entry = {"v": record.version, **entry, "st": str(record.status), "dl": record.deadline}
         try:
             await self.store.commit(record, entry, self.record.version, self.epoch)
         except VersionConflict:

@@ -230,26 +230,31 @@ class TableFeed:
             return
         self.on_commit(record, {"k": "reload", "v": record.version}, [])
 
-    def catch_up(self, seat: Audience, version: int) -> Frames:
-        """One patch from ``version`` to now if that version is still known, else a snapshot."""
+    def recent(self, version: int) -> TableRecord | None:
+        """The record at ``version`` if it is still in the ring of recent versions."""
+        return next((old for old in self._recent if old.version == version), None)
+
+    def catch_up(self, seat: Audience, version: int, old: TableRecord | None = None) -> Frames:
+        """One patch from ``version`` (the record ``old``, or one in the recent ring) to
+        now; a snapshot when that version is not known."""
         if version == self.record.version:
             return self.snapshot(seat) if version < 0 else self._empty_patch(seat)
-        for old in self._recent:
-            if old.version == version:
-                key = self._key(seat)
-                old_view = table_view(self.game, old, key)
-                aud = self._current(key)
-                return Frames(
-                    {
-                        "t": "patch",
-                        "table": self.table,
-                        "from": version,
-                        "to": aud.version,
-                        "ops": diff(old_view, aud.view),
-                        "hash": aud.hash,
-                    }
-                )
-        return self.snapshot(seat)
+        old = old or self.recent(version)
+        if old is None or old.version != version:
+            return self.snapshot(seat)
+        key = self._key(seat)
+        old_view = table_view(self.game, old, key)
+        aud = self._current(key)
+        return Frames(
+            {
+                "t": "patch",
+                "table": self.table,
+                "from": version,
+                "to": aud.version,
+                "ops": diff(old_view, aud.view),
+                "hash": aud.hash,
+            }
+        )
 
     def _empty_patch(self, seat: Audience) -> Frames:
         aud = self._current(self._key(seat))

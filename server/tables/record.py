@@ -13,6 +13,7 @@ Every entry carries ``"v"``: the table version it produced.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -106,3 +107,35 @@ def replay_from(record: TableRecord, state: State, log: list[LogEntry]) -> State
         if entry["k"] == "act":
             state, _ = game.apply(state, entry["seat"], entry["action"])
     return state
+
+
+def record_at(
+    current: TableRecord, version: int, base_state: State, base_version: int, log: list[LogEntry]
+) -> TableRecord | None:
+    """The table as it was at ``version``, rebuilt from a state at ``base_version`` and
+    the log (holding at least the versions ``base_version + 1`` to now, and the entry at
+    ``version`` itself).
+
+    Seats are only ever taken, so the seats then are today's minus those taken after
+    ``version``; status and deadline are recorded in each entry (``st``, ``dl``).
+    None when the entries needed are not all there."""
+    if not base_version <= version < current.version:
+        return None
+    by_version = {entry["v"]: entry for entry in log}
+    if any(v not in by_version for v in range(base_version + 1, current.version + 1)):
+        return None
+    if version > 0 and "st" not in by_version.get(version, {}):
+        return None
+    state = replay_from(
+        current, base_state, [by_version[v] for v in range(base_version + 1, version + 1)]
+    )
+    seats = list(current.seats)
+    for v in range(version + 1, current.version + 1):
+        if by_version[v]["k"] == "seat":
+            seats[by_version[v]["seat"]] = Seat()
+    entry = by_version.get(version)
+    status = TableStatus(entry["st"]) if entry else TableStatus.WAITING
+    deadline = entry.get("dl") if entry else None
+    return dataclasses.replace(
+        current, state=state, version=version, seats=seats, status=status, deadline=deadline
+    )

@@ -44,7 +44,9 @@ def unique(name: str) -> str:
     return f"{name}-{secrets.token_hex(4)}"
 
 
-async def play(store: Store, record: TableRecord, moves: int) -> TableRecord:
+async def play(
+    store: Store, record: TableRecord, moves: int, seen: list[TableRecord] | None = None
+) -> TableRecord:
     """Commit ``moves`` bot placements, alternating seats that must act."""
     game = get_game(record.game)
     assert game is not None
@@ -54,8 +56,11 @@ async def play(store: Store, record: TableRecord, moves: int) -> TableRecord:
         state, _ = game.apply(record.state, seat, action)
         nxt = dataclasses.replace(record, state=state, version=record.version + 1)
         entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "by": "bot"}
+        entry.update(st=str(nxt.status), dl=nxt.deadline)
         await store.commit(nxt, entry, record.version)
         record = nxt
+        if seen is not None:
+            seen.append(record)
     return record
 
 
@@ -175,3 +180,15 @@ async def test_racing_processes_never_commit_the_same_version_twice(redis_url: s
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_recent_versions_can_be_rebuilt_for_catch_up_patches(store: Store) -> None:
+    record = new_record(unique("history"), seats=4)  # 80 placements to play
+    await store.create(record)
+    seen = [record]
+    last = await play(store, record, 2 * SNAPSHOT_EVERY + 5, seen)
+    for old in (seen[-2], seen[-SNAPSHOT_EVERY], seen[SNAPSHOT_EVERY + 1], seen[SNAPSHOT_EVERY]):
+        rebuilt = await store.record_at(last, old.version)
+        assert rebuilt is not None
+        assert (rebuilt.version, rebuilt.state) == (old.version, old.state)
+        assert rebuilt.seats == old.seats and rebuilt.status == old.status
