@@ -21,6 +21,8 @@ class Limits:
     max_tables_per_connection: int = _limit("max_tables_per_connection")
     outbound_queue: int = 256
     """Pending pushes per connection before they are replaced by fresh snapshots."""
+    control_queue: int = 1000
+    """Replies waiting to be written before the connection is closed as a slow consumer."""
     max_overflows_per_minute: int = 10
     """A reader this slow is closed (4000) instead of being sent snapshot after snapshot."""
     hello_timeout_s: float = 10.0

@@ -6,8 +6,10 @@ the handlers below, which answer through :meth:`reply` / :meth:`fail`.  Requests
 need a table actor (``act``, ``join``…) do not block the read loop: the reply is sent
 from the command future's callback, so every request gets exactly one reply.
 
-Outbound traffic has two queues drained by one writer task: *control* (replies,
-errors, lobby) goes first and is bounded by the request rate; *data* (snapshots,
+Outbound traffic has two queues drained by one writer task: *control* (replies and
+errors) goes first and is bounded (a client that sends requests but never reads the
+replies is closed with 4000); then the latest lobby list, if one is pending (a newer
+one replaces it); then *data* (snapshots,
 patches, events, presence) is bounded by ``Limits.outbound_queue``.  When the data
 queue overflows (a slow reader), everything pending in it is dropped and replaced
 by one fresh snapshot per table, taken when the writer gets to it; a reader that
@@ -102,6 +104,7 @@ class Session:
         self.seats: dict[str, int] = {}  # table -> seat held by this connection
         self.watching: dict[str, int | None] = {}  # table -> audience (seat or None)
         self._control: deque[bytes | str] = deque()
+        self._lobby: Frames | None = None
         self._data: deque[tuple[str, int, Frames | None, str]] = deque()
         self._sent_version: dict[str, int] = {}
         self._wake = asyncio.Event()
@@ -124,18 +127,25 @@ class Session:
     def _push_control(self, msg: dict[str, Any]) -> None:
         if self.state is SessionState.CLOSED:
             return
+        if len(self._control) >= self.limits.control_queue:
+            # Requests keep coming but their replies are not read: never grow for it.
+            self._abort(Closing(4000, "slow consumer: replies are not being read"))
+            return
         self._control.append(self.codec.encode(msg))
         self._wake.set()
 
     def deliver_lobby(self, frames: Frames) -> None:
+        """The latest table list replaces one not yet sent (lobby pushes never pile up)."""
         if self.state is SessionState.CLOSED:
             return
-        self._control.append(frames.encoded(self.codec))
+        self._lobby = frames
         self._wake.set()
 
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
-        if self.state is SessionState.CLOSED or table not in self.watching:
+        if self.state is SessionState.CLOSED or self._closing is not None:
+            return
+        if table not in self.watching:
             return
         if len(self._data) >= self.limits.outbound_queue:
             self._overflow()
@@ -156,7 +166,8 @@ class Session:
     async def writer(self) -> None:
         """Drain the queues: control first, then data (one frame per await)."""
         while True:
-            if not self._control and not self._data and self._closing is None:
+            idle = not self._control and not self._data and self._lobby is None
+            if idle and self._closing is None:
                 self._wake.clear()
                 await self._wake.wait()
             if self._closing is not None:
@@ -166,6 +177,10 @@ class Session:
                 return
             if self._control:
                 await self._send(self._control.popleft())
+                continue
+            if self._lobby is not None:
+                lobby, self._lobby = self._lobby, None
+                await self._send(lobby.encoded(self.codec))
                 continue
             table, version, frames, kind = self._data.popleft()
             frame = self._data_frame(table, version, frames, kind)

@@ -72,3 +72,32 @@ async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue()
     finally:
         writer.cancel()
         await hub.stop()
+
+
+async def test_a_client_that_never_reads_its_replies_is_closed_not_buffered() -> None:
+    hub = Hub(MemoryStore())
+    await hub.start()
+    gate = asyncio.Event()
+    closed: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+
+    async def blocked_send(frame: bytes | str) -> None:
+        await gate.wait()
+
+    async def close(code: int, reason: str) -> None:
+        closed.set_result((code, reason))
+
+    codec = SUBPROTOCOLS["tablehub.v1.msgpack"]
+    limits = Limits(control_queue=10, messages_per_second=10_000, burst=10_000)
+    session = Session(hub, codec, blocked_send, close, limits)
+    writer = asyncio.create_task(session.writer())
+    try:
+        await session.handle_frame(msgpack.packb({"t": "hello", "id": 0, "v": 1, "name": "x"}))
+        for i in range(1, 50):
+            await session.handle_frame(msgpack.packb({"t": "ping", "id": i}))
+        assert len(session._control) <= limits.control_queue
+        gate.set()
+        code, reason = await asyncio.wait_for(closed, 10)
+        assert code == 4000 and "slow consumer" in reason
+    finally:
+        writer.cancel()
+        await hub.stop()
