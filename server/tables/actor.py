@@ -35,6 +35,8 @@ from server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 log = logging.getLogger("tablehub.table")
 
 QUEUE_LIMIT = 4096
+YIELD_EVERY = 64
+"""Queued commands handled back to back before the actor lets the loop run others."""
 CID_MEMORY = 1024
 
 
@@ -155,8 +157,13 @@ class TableActor:
     async def run(self) -> None:
         """Handle commands until cancelled; arms bots and the deadline first."""
         self._after_commit()
+        handled = 0
         try:
             while True:
+                handled += 1
+                if handled >= YIELD_EVERY:
+                    handled = 0
+                    await asyncio.sleep(0)  # a long queue: let sockets and other tables run
                 command = await self.queue.get()
                 try:
                     result = await self._handle(command)

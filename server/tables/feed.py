@@ -1,12 +1,14 @@
 """TableFeed: per-process fan-out of one table's commits to the sockets watching it.
 
 Theory of operation: subscribers are grouped by *audience* -- a seat, or the
-spectators (``None``); for a game with ``public_view`` everyone is one audience.  On
-each commit the feed computes, for every audience that has subscribers, the new view,
-the RFC 6902 diff from that audience's previous view and its hash; it builds the
-``patch`` message once and hands the same :class:`Frames` (encoded at most once per
-subprotocol) to every subscriber of the audience.  Subscribers only enqueue (no await
-per socket); their own writer tasks do the sending.
+spectators (``None``); for a game with ``public_view`` everyone is one audience.
+Commits are taken as they come; once per event-loop iteration the feed computes, for
+every audience that has subscribers, the new view, the RFC 6902 diff from the version
+that audience last got and its hash; it builds the ``patch`` message once and hands
+the same :class:`Frames` (encoded at most once per subprotocol) to every subscriber of
+the audience.  Under light load that is one patch per commit; a burst of commits
+becomes one patch spanning several versions.  Subscribers only enqueue (no await per
+socket); their own writer tasks do the sending.
 
 A bounded ring of recent records lets a client that missed versions catch up with
 one patch from the version it has to the current one; older gaps get a snapshot.
@@ -14,6 +16,7 @@ one patch from the version it has to the current one; older gaps get a snapshot.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -80,6 +83,9 @@ class TableFeed:
         self._connected: dict[int, int] = {}
         self._remote: list[dict[str, Any]] = []
         self._on_presence = on_presence
+        self._flush_scheduled = False
+        self._pending_events: list[Event] = []
+        self._presence_due = False
 
     # -- audiences ----------------------------------------------------------------------
 
@@ -95,6 +101,8 @@ class TableFeed:
         return aud
 
     def snapshot(self, seat: Audience) -> Frames:
+        if self._flush_scheduled:
+            self.flush()  # others of this audience must get their patch before it moves on
         aud = self._current(self._key(seat))
         return Frames(
             {
@@ -177,41 +185,57 @@ class TableFeed:
     # -- commits ------------------------------------------------------------------------
 
     def on_commit(self, record: TableRecord, entry: LogEntry, events: list[Event]) -> None:
-        """Fan out one committed version to every audience (called in version order)."""
-        previous = self.record
+        """Take a committed version (in version order); fan-out follows in this loop
+        iteration's ``flush``, one patch per audience for every commit made meanwhile."""
         self.record = record
         self._recent.append(record)
+        self._pending_events.extend(events)
+        if entry.get("k") == "seat":
+            self._presence_due = True
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Send each audience one patch from the version it has to the current one, and
+        the events of those versions in one ``event`` push.
+
+        A burst of commits (a 1,000-seat round; many queued commands) thus costs one
+        view, one hash, one diff and one frame per socket instead of one per commit."""
+        self._flush_scheduled = False
         for key, aud in self._audiences.items():
-            if not aud.subscribers:
+            if not aud.subscribers or aud.version == self.record.version:
                 continue
-            old_view, old_hash = aud.view, aud.hash
-            if aud.version != previous.version:
-                old_view = table_view(self.game, previous, key)
+            old_version, old_view, old_hash = aud.version, aud.view, aud.hash
             new = self._current(key)
-            if new.hash == old_hash and new.view == old_view:
-                ops: list[dict[str, Any]] = []
-            else:
-                ops = diff(old_view, new.view)
+            ops = [] if new.hash == old_hash else diff(old_view, new.view)
             frames = Frames(
                 {
                     "t": "patch",
                     "table": self.table,
-                    "from": previous.version,
-                    "to": record.version,
+                    "from": old_version,
+                    "to": new.version,
                     "ops": ops,
                     "hash": new.hash,
                 }
             )
             for sub in aud.subscribers.values():
-                sub.deliver(self.table, record.version, frames, "patch")
-        if events:
+                sub.deliver(self.table, new.version, frames, "patch")
+        if self._pending_events:
+            events, self._pending_events = self._pending_events, []
             event_frames = Frames(
-                {"t": "event", "table": self.table, "version": record.version, "events": events}
+                {
+                    "t": "event",
+                    "table": self.table,
+                    "version": self.record.version,
+                    "events": events,
+                }
             )
             for aud in self._audiences.values():
                 for sub in aud.subscribers.values():
-                    sub.deliver(self.table, record.version, event_frames, "event")
-        if entry.get("k") == "seat":
+                    sub.deliver(self.table, self.record.version, event_frames, "event")
+        if self._presence_due:
+            self._presence_due = False
             self._announce_presence()
 
     def apply_remote(self, meta: dict[str, Any], entry: LogEntry) -> None:
@@ -237,6 +261,8 @@ class TableFeed:
     def catch_up(self, seat: Audience, version: int, old: TableRecord | None = None) -> Frames:
         """One patch from ``version`` (the record ``old``, or one in the recent ring) to
         now; a snapshot when that version is not known."""
+        if self._flush_scheduled:
+            self.flush()
         if version == self.record.version:
             return self.snapshot(seat) if version < 0 else self._empty_patch(seat)
         old = old or self.recent(version)
