@@ -121,3 +121,35 @@ async def test_a_seat_that_never_acts_gets_the_fallback_at_the_deadline(hub: Run
     assert sum(1 for e in entries if e["k"] == "act" and e["seat"] == 1) == 20
     await ann.close()
     await sleepy.close()
+
+
+async def test_a_large_tournament_table_coalesces_bursts_into_consistent_patches(
+    hub: RunningHub,
+) -> None:
+    """40 bot seats place in bursts: commits landing together reach watchers as patches
+    spanning several versions; applying them (with the independent jsonpatch library)
+    gives exactly the server's views, hash checked at every step."""
+    watchers = [await hub.connect(f"w{i}") for i in range(3)]
+    table = await watchers[0].create_table("nmbr9", 40, seed=31, tournament=True)
+    for watcher in watchers:
+        await watcher.spectate(table)
+    spans: list[int] = []
+    watchers[1].on_message = lambda m: (
+        spans.append(m["to"] - m["from"]) if m["t"] == "patch" else None
+    )
+    for _ in range(40):
+        await watchers[0].request("add_bot", table=table)
+    final = await watchers[0].wait_for(table, lambda m: m.view["status"] == "finished", 120)
+    last = hub.hub.live[table].record.version
+    assert last == 40 + 40 * 20, "a version per seat taken and per placement"
+    for watcher in watchers:
+        mirror = await watcher.wait_version(table, last)
+        assert (mirror.mismatches, mirror.resyncs) == (0, 0)
+        assert mirror.view == final.view
+    assert sum(spans) == last - 0 and max(spans) > 1, "bursts arrive as multi-version patches"
+    assert final.view["result"]["scores"] == expected_scores(final.view["board"])
+    assert final.view["board"] == hub.hub.live[table].feed.game.view(
+        hub.hub.live[table].record.state, None
+    )
+    for watcher in watchers:
+        await watcher.close()
