@@ -57,8 +57,9 @@ KEPT_SNAPSHOTS = 4
 """Recent snapshots kept per table: a client that reconnects anywhere within the last
 ~SNAPSHOT_EVERY * (KEPT_SNAPSHOTS - 1) versions gets one catch-up patch, not a snapshot."""
 LEASE_MS = int(os.environ.get("TABLEHUB_LEASE_MS", "3000"))
-FORWARD_TIMEOUT_S = 1.0
-"""Per attempt; the hub retries (same command id) and takes over a dead owner's table."""
+FORWARD_TIMEOUT_S = max(0.2, min(1.0, LEASE_MS / 2000))
+"""Per attempt; the hub retries (same command id) and takes over a dead owner's table,
+so failover after a crash takes about max(lease, this)."""
 
 _COMMIT = f"""
 local ver = tonumber(redis.call('GET', KEYS[2]) or '-1')
