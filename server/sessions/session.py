@@ -106,7 +106,7 @@ class Session:
         self._control: deque[bytes | str] = deque()
         self._lobby: Frames | None = None
         self._data: deque[tuple[str, int, Frames | None, str]] = deque()
-        self._sent_version: dict[str, int] = {}
+        self._sent_version: dict[str, int | None] = {}
         self._wake = asyncio.Event()
         self._bucket = TokenBucket(limits.messages_per_second, limits.burst)
         self._errors = WindowCounter()
@@ -192,7 +192,7 @@ class Session:
     ) -> bytes | str | None:
         if table not in self.watching:
             return None
-        sent = self._sent_version.get(table, -1)
+        sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out
         if kind == "refresh":
             live = self.hub.live.get(table)
             if live is None:
@@ -400,7 +400,7 @@ class Session:
         live = await self.hub.table(table)
         self.reply(msg["id"], version=live.feed.record.version)
         frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
-        self._sent_version[table] = frames.msg.get("from", -1)
+        self._sent_version[table] = frames.msg.get("from")
         self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
 
     async def on_leave(self, msg: dict[str, Any]) -> None:
@@ -438,7 +438,7 @@ class Session:
         live.feed.subscribe(self, seat, send_snapshot=False)
         self.hub.presence_changed()
         frames = await self.hub.catch_up(table, seat, version)
-        self._sent_version[table] = frames.msg.get("from", -1)
+        self._sent_version[table] = frames.msg.get("from")
         self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
 
     def _unwatch(self, table: str) -> None:

@@ -123,6 +123,8 @@ class TableFeed:
     def subscribe(self, sub: Subscriber, seat: Audience, send_snapshot: bool = True) -> None:
         """Add (or move) a subscriber and send it a snapshot; presence goes to all."""
         self.unsubscribe(sub, announce=False)
+        if self._flush_scheduled:
+            self.flush()  # the others get what is pending before the newcomer joins them
         self._audiences.setdefault(self._key(seat), _AudienceState()).subscribers[sub.id] = sub
         self._seat_of[sub.id] = seat
         if seat is not None:
@@ -204,8 +206,8 @@ class TableFeed:
         view, one hash, one diff and one frame per socket instead of one per commit."""
         self._flush_scheduled = False
         for key, aud in self._audiences.items():
-            if not aud.subscribers or aud.version == self.record.version:
-                continue
+            if not aud.subscribers or aud.version in (-1, self.record.version):
+                continue  # -1: a new audience, whose first subscriber gets a snapshot
             old_version, old_view, old_hash = aud.version, aud.view, aud.hash
             new = self._current(key)
             ops = [] if new.hash == old_hash else diff(old_view, new.view)

@@ -1,0 +1,43 @@
+"""The feed's fan-out rules, without sockets: what each subscriber is handed."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+from protocol import Frames
+from server.tables.feed import TableFeed
+from tests.server.test_store_contract import new_record
+
+
+class Collector:
+    def __init__(self, sub_id: int) -> None:
+        self.id = sub_id
+        self.got: list[tuple[str, dict[str, Any]]] = []
+
+    def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
+        if kind in ("snapshot", "patch"):
+            self.got.append((kind, frames.msg))
+
+
+async def test_a_subscriber_joining_while_commits_are_pending_starts_from_a_snapshot() -> None:
+    record = new_record("feedtest")
+    feed = TableFeed(record)
+    first = Collector(1)
+    feed.subscribe(first, None)
+    game = feed.game
+    state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
+    feed.on_commit(
+        dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events
+    )
+    second = Collector(2)  # joins before the pending commit was fanned out
+    feed.subscribe(second, None)
+    await asyncio.sleep(0)  # the loop runs the scheduled flush (nothing left to send)
+
+    assert [(k, m.get("from"), m.get("to", m.get("version"))) for k, m in first.got] == [
+        ("snapshot", None, 0),
+        ("patch", 0, 1),
+    ]
+    assert [(k, m["version"]) for k, m in second.got] == [("snapshot", 1)]
+    assert all(m.get("from") != -1 for _, m in first.got + second.got)
