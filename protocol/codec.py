@@ -21,8 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import fastjsonschema
+import msgpack
 
 V1_DIR = Path(__file__).parent / "v1"
 PROTOCOL_VERSION = 1
