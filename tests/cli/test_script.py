@@ -64,9 +64,10 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
     assert alice_finished and alice_finished[0]["result"] == finished["result"]
     assert alice.events[-1]["event"] == "finished", "finished is the last line"
 
-    # every version from bob's seat on reached the script, once and in order
+    # views reached the script once each, in order, up to the final version (commits
+    # landing together arrive as one patch, so versions may be skipped, never repeated)
     versions = [e["version"] for e in bob.events if e["event"] == "view"]
-    assert versions == list(range(versions[0], finished["version"] + 1))
+    assert versions == sorted(set(versions)) and versions[-1] == finished["version"]
     assert len([e for e in bob.events if e["event"] == "acted"]) == 20
 
     assert await watcher.wait() == 0
