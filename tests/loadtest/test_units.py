@@ -206,3 +206,13 @@ def test_svg_chart_is_a_document_with_every_series() -> None:
     svg = stack([panel])
     assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
     assert "p50" in svg and "p99" in svg and "<polyline" in svg
+
+
+def test_a_patch_from_version_minus_one_applies_to_a_fresh_mirror() -> None:
+    # A hub may send a subscriber with no snapshot yet a patch that adds the whole view
+    # to nothing (from -1); the reference client starts from {} at -1 as well.
+    view = {"table": "t1", "status": "waiting", "board": {"n": 1}}
+    frame, msg = _patch_frame({}, view, -1)
+    mirror = Mirror()
+    assert Verifier().patch(mirror, frame, msg) == "ok"
+    assert mirror.view == view and mirror.version == 0

@@ -1,0 +1,360 @@
+"""SimClient: one simulated protocol-v1 client (requests, mirrors, acts, reconnects).
+
+Theory of operation: a :class:`~loadtest.wire.Wire` delivers each frame to
+``_on_frame`` with its arrival time.  Replies (``ok``/``error``) are matched to the
+pending request with the same ``id`` and handed to that request's callback -- a reply
+whose ``id`` is not pending (a duplicate, or an answer to nothing) is counted as
+``replies_unexpected``.  ``snapshot`` and ``patch`` go through the worker's
+:class:`~loadtest.mirror.Verifier`; a gap or a hash mismatch sends ``resync``.  Every
+time a mirror advances, acts of *other* clients waiting for this client to see their
+version are resolved (act→patch latency: the actor sends, another seat sees it).
+
+When the connection drops without us asking, requests pending on it can never be
+answered: their callbacks get a synthetic ``error`` with code ``disconnected`` (counted
+as ``acts_lost`` for acts, never as an answered act), and the client reconnects with a
+``hello`` that resumes its seats (token) and spectated tables (version it holds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import itertools
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from loadtest.context import WorkerContext
+from loadtest.mirror import Mirror
+from loadtest.wire import Wire, WireError
+from protocol.codec import PROTOCOL_VERSION
+
+ReplyHandler = Callable[[dict[str, Any], float], None]
+UpdateHandler = Callable[["SimClient", str, float], None]
+
+ARRIVALS_KEPT = 128
+
+
+class RequestFailed(Exception):
+    """An ``error`` reply to :meth:`SimClient.call` (``code`` is the wire code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+class _Waiter:
+    """Acts waiting for this client to see their version: version -> send times."""
+
+    __slots__ = ("arrivals", "versions", "waiting")
+
+    def __init__(self) -> None:
+        self.versions: list[int] = []  # versions reached, ascending (bounded)
+        self.arrivals: list[float] = []  # when each was reached
+        self.waiting: dict[int, list[float]] = {}
+
+
+class SimClient:
+    def __init__(self, ctx: WorkerContext, name: str) -> None:
+        self.ctx = ctx
+        self.name = name
+        self.wire: Wire | None = None
+        self.mirrors: dict[str, Mirror] = {}
+        self.seats: dict[str, tuple[int, str]] = {}  # table -> (seat, token)
+        self.on_update: UpdateHandler | None = None
+        self.on_reconnected: Callable[[SimClient], None] | None = None
+        self._ids = itertools.count(1)
+        self._pending: dict[int, tuple[str, float, ReplyHandler | None]] = {}
+        self._seen: dict[str, _Waiter] = {}
+        self._closing = False
+        self._connected = False
+        self._reconnecting = False
+
+    # -- connecting -------------------------------------------------------------------
+
+    async def connect(self, resume: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Open the socket and say hello; raises WireError / RequestFailed.
+
+        A connection whose hello fails (error, timeout) is aborted: it never counts as
+        held and never triggers a reconnect of its own.
+        """
+        ctx = self.ctx
+        wire = await Wire.open(
+            ctx.url, ctx.codec.name, self._on_frame, self._on_closed, ctx.connect_timeout
+        )
+        self.wire = wire
+        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": self.name}
+        if resume:
+            hello["resume"] = resume
+        try:
+            reply = await asyncio.wait_for(self.call("hello", **hello), ctx.connect_timeout)
+        except (RequestFailed, TimeoutError) as err:
+            wire.on_closed = _ignore_close
+            wire.abort()
+            self._pending.clear()
+            if isinstance(err, TimeoutError):
+                raise RequestFailed("timeout", "no reply to hello") from None
+            raise
+        self._connected = True
+        ctx.stats.connection_opened(time.perf_counter())
+        return reply
+
+    async def close(self) -> None:
+        """Close on purpose (no reconnect); returns when the socket is gone or after 5 s."""
+        self._closing = True
+        wire = self.wire
+        if wire is None or not self._connected:
+            return
+        done = asyncio.get_running_loop().create_future()
+        previous = wire.on_closed
+
+        def closed(code: int | None, reason: str) -> None:
+            previous(code, reason)
+            if not done.done():
+                done.set_result(None)
+
+        wire.on_closed = closed
+        wire.close()
+        try:
+            await asyncio.wait_for(done, 5)
+        except TimeoutError:
+            wire.abort()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected and self.wire is not None and self.wire.is_open
+
+    # -- requests ---------------------------------------------------------------------
+
+    def request(self, kind: str, handler: ReplyHandler | None, **fields: Any) -> int | None:
+        """Send a request; ``handler(reply, t)`` is called with its one reply.
+
+        Returns the request id, or None when the connection is not open (nothing sent).
+        """
+        wire = self.wire
+        if wire is None or not wire.is_open:
+            return None
+        request_id = next(self._ids)
+        now = time.perf_counter()
+        self._pending[request_id] = (kind, now, handler)
+        wire.send(self.ctx.codec.encode({"t": kind, "id": request_id, **fields}))
+        self.ctx.stats.count("requests_sent", now)
+        return request_id
+
+    def call(self, kind: str, **fields: Any) -> Awaitable[dict[str, Any]]:
+        """A request as an awaitable; an ``error`` reply raises RequestFailed."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+        def handler(reply: dict[str, Any], t: float) -> None:
+            if future.done():
+                return
+            if reply["t"] == "error":
+                future.set_exception(RequestFailed(reply["code"], reply.get("message", "")))
+            else:
+                future.set_result(reply)
+
+        if self.request(kind, handler, **fields) is None:
+            future.set_exception(RequestFailed("disconnected", "connection is not open"))
+        return future
+
+    def act(
+        self,
+        table: str,
+        action: dict[str, Any],
+        observer: SimClient | None,
+        then: Callable[[dict[str, Any], float, float], None],
+    ) -> bool:
+        """Send an act; ``then(reply, sent, t)`` gets its one reply.
+
+        Latencies: act→reply here; act→patch when ``observer`` (another seat) reaches
+        the version of the reply.
+        """
+        stats = self.ctx.stats
+        sent = time.perf_counter()
+
+        def replied(reply: dict[str, Any], t: float) -> None:
+            if reply["t"] == "ok":
+                stats.count("acts_ok", t)
+                stats.latency("act_reply", sent, t)
+                if observer is not None:
+                    observer.expect(table, int(reply["version"]), sent)
+            elif reply.get("code") == "disconnected":
+                stats.count("acts_lost", t)
+            else:
+                stats.count("acts_error", t)
+                stats.errors[str(reply.get("code"))] += 1
+            then(reply, sent, t)
+
+        if self.request("act", replied, table=table, action=action) is None:
+            return False
+        stats.count("acts_sent", sent)
+        return True
+
+    # -- act→patch latency ----------------------------------------------------------
+
+    def expect(self, table: str, version: int, sent: float) -> None:
+        """Record act→patch latency when this client's mirror reaches ``version``."""
+        seen = self._seen.get(table)
+        if seen is None:
+            seen = self._seen[table] = _Waiter()
+        mirror = self.mirrors.get(table)
+        if mirror is not None and mirror.version >= version:
+            i = bisect.bisect_left(seen.versions, version)
+            if i < len(seen.arrivals):
+                self.ctx.stats.latency("act_patch", sent, seen.arrivals[i])
+            else:
+                self.ctx.stats.count("act_patch_unmeasured", sent)
+            return
+        seen.waiting.setdefault(version, []).append(sent)
+
+    def _reached(self, table: str, version: int, t: float) -> None:
+        seen = self._seen.get(table)
+        if seen is None:
+            seen = self._seen[table] = _Waiter()
+        seen.versions.append(version)
+        seen.arrivals.append(t)
+        if len(seen.versions) > ARRIVALS_KEPT:
+            del seen.versions[: ARRIVALS_KEPT // 2]
+            del seen.arrivals[: ARRIVALS_KEPT // 2]
+        if seen.waiting:
+            for v in [v for v in seen.waiting if v <= version]:
+                for sent in seen.waiting.pop(v):
+                    self.ctx.stats.latency("act_patch", sent, t)
+
+    def forget(self, table: str) -> None:
+        """Stop tracking a table (after leave)."""
+        self.mirrors.pop(table, None)
+        self.seats.pop(table, None)
+        seen = self._seen.pop(table, None)
+        if seen is not None and seen.waiting:
+            n = sum(len(v) for v in seen.waiting.values())
+            self.ctx.stats.count("act_patch_unmeasured", time.perf_counter(), n)
+
+    # -- inbound ----------------------------------------------------------------------
+
+    def _on_frame(self, frame: bytes | str, t: float) -> None:
+        ctx = self.ctx
+        stats = ctx.stats
+        msg = ctx.decode(frame)
+        kind = msg["t"]
+        stats.count("frames_in", t)
+        if kind == "ok" or kind == "error":
+            pending = self._pending.pop(msg.get("id"), None)
+            if pending is None:
+                stats.count("replies_unexpected", t)
+                return
+            request_kind, _sent, handler = pending
+            if kind == "error" and request_kind != "act":
+                stats.errors[f"{request_kind}:{msg.get('code')}"] += 1
+            if handler is not None:
+                handler(msg, t)
+            return
+        stats.count(kind, t)
+        if kind == "patch" or kind == "event":
+            stats.counts[f"{kind}_bytes"] += len(frame)
+        if kind == "patch":
+            table = msg["table"]
+            mirror = self.mirrors.get(table)
+            if mirror is None:
+                return
+            if msg["from"] == -1:
+                stats.count("patches_from_empty", t)  # see Mirror: worth telling the hub
+            outcome = ctx.verifier.patch(mirror, frame, msg)
+            if outcome == "ok":
+                self._advanced(table, mirror, t)
+            elif outcome != "stale":
+                stats.count("hash_mismatches" if outcome == "mismatch" else "gaps", t)
+                self._resync(table, mirror)
+        elif kind == "snapshot":
+            table = msg["table"]
+            mirror = self.mirrors.get(table)
+            if mirror is None:
+                return
+            if not ctx.verifier.snapshot(mirror, frame, msg):
+                stats.count("hash_mismatches", t)
+            self._advanced(table, mirror, t)
+        elif kind == "table_closed":
+            stats.count("tables_closed", t)
+
+    def _advanced(self, table: str, mirror: Mirror, t: float) -> None:
+        self._reached(table, mirror.version, t)
+        if self.on_update is not None:
+            self.on_update(self, table, t)
+
+    def _resync(self, table: str, mirror: Mirror) -> None:
+        fields: dict[str, Any] = {"table": table}
+        if mirror.version >= 0:
+            fields["version"] = mirror.version
+        self.request("resync", None, **fields)
+        self.ctx.stats.count("resyncs", time.perf_counter())
+
+    # -- connection loss --------------------------------------------------------------
+
+    def _on_closed(self, code: int | None, reason: str) -> None:
+        stats = self.ctx.stats
+        now = time.perf_counter()
+        was_connected = self._connected
+        if was_connected:
+            self._connected = False
+            stats.connection_closed()
+        pending, self._pending = self._pending, {}
+        lost = {"t": "error", "code": "disconnected", "message": "connection closed"}
+        for _kind, _sent, handler in pending.values():
+            if handler is not None:
+                handler(lost, now)
+        if self._closing or not was_connected:
+            return
+        stats.count("disconnects", now)
+        stats.close_codes[str(code)] += 1
+        if not self._reconnecting:
+            self._reconnecting = True
+            asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        try:
+            await self._reconnect_loop()
+        finally:
+            self._reconnecting = False
+
+    async def _reconnect_loop(self) -> None:
+        resume: list[dict[str, Any]] = []
+        for table, mirror in self.mirrors.items():
+            item: dict[str, Any] = {"table": table}
+            if table in self.seats:
+                item["seat"], item["token"] = self.seats[table]
+            if mirror.version >= 0:
+                item["version"] = mirror.version
+            resume.append(item)
+        delay = 0.2
+        while not self._closing and not self.ctx.stopping:
+            await asyncio.sleep(delay * (0.5 + self.ctx.rng.random()))
+            try:
+                await self.connect(resume=resume[:16])
+            except (WireError, RequestFailed, OSError):
+                delay = min(delay * 2, 5.0)
+                continue
+            self.ctx.stats.count("reconnects", time.perf_counter())
+            if self.on_reconnected is not None:
+                self.on_reconnected(self)
+            return
+
+    def pending_acts(self) -> int:
+        return sum(1 for kind, _, _ in self._pending.values() if kind == "act")
+
+
+def _ignore_close(code: int | None, reason: str) -> None:
+    """on_closed of a connection given up during its hello."""
+
+
+async def connect_client(ctx: WorkerContext, name: str) -> SimClient | None:
+    """A connected client, or None (counted as ``connect_failures``) on failure."""
+    client = SimClient(ctx, name)
+    try:
+        await client.connect()
+    except (WireError, RequestFailed, OSError) as err:
+        ctx.stats.count("connect_failures", time.perf_counter())
+        ctx.stats.errors[f"connect:{type(err).__name__}"] += 1
+        if client.wire is not None:
+            client.wire.abort()
+        return None
+    return client

@@ -1,0 +1,76 @@
+"""RunConfig: everything one load-test run needs, as plain picklable data.
+
+Built by the ``loadtest`` command from its flags (``loadtest/cli.py``) and handed to
+every worker process as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+SCENARIOS = ("tables", "idle", "tournament", "mixed")
+
+DEFAULT_MIX = "nmbr9=4+1,brix=2+1,completto=3+1,termite=3+1"
+"""Mixed scenario: game=seats+spectators, tables dealt round-robin over these."""
+
+
+@dataclass(frozen=True)
+class MixEntry:
+    game: str
+    seats: int
+    spectators: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_mix(text: str) -> list[MixEntry]:
+    """``"nmbr9=4+1,brix=2+1"`` -> entries (seats + spectators per table)."""
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        game, _, shape = item.partition("=")
+        seats, _, spectators = (shape or "2+0").partition("+")
+        out.append(MixEntry(game.strip(), int(seats), int(spectators or 0)))
+    if not out:
+        raise ValueError("empty --mix")
+    return out
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    scenario: str = "tables"
+    players: int = 200
+    """Seated players (tables, mixed: spread over tables; tournament: seats of the table)."""
+    clients: int = 1000
+    """Idle scenario: connections that only say hello and stay."""
+    game: str = "nmbr9"
+    seats: int = 4
+    spectators: int = 1
+    mix: tuple[MixEntry, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+    rate: float | None = None
+    """Target acts/s over all players (None: fixed think time)."""
+    think: float = 2.0
+    min_think: float = 0.0
+    ramp: float = 5.0
+    duration: float = 20.0
+    drain: float = 15.0
+    workers: int = 1
+    url: str = ""
+    subprotocol: str = "tablehub.v1.msgpack"
+    legal_share: float = 0.05
+    max_acts_per_game: int = 400
+    memo: bool = True
+    seed: int = 1
+    tournament_table: str = ""
+    connect_timeout: float = 60.0
+
+    def with_url(self, url: str) -> RunConfig:
+        return replace(self, url=url)
+
+    @property
+    def stop_at(self) -> float:
+        """Seconds after t0 when acting stops (end of the measured window)."""
+        return self.ramp + self.duration
