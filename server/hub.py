@@ -13,7 +13,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -203,7 +203,7 @@ class Hub:
 
         actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch)
         live.actor = actor
-        live.task = self._group.create_task(actor.run(), name=f"table-{record.table}")
+        live.task = self._group.create_task(_logged(actor.run), name=f"table-{record.table}")
         live.task.add_done_callback(lambda _: self._actor_stopped(record.table, actor))
 
     def _actor_stopped(self, table_id: str, actor: TableActor) -> None:
@@ -304,7 +304,7 @@ class Hub:
         if version == live.feed.record.version + 1:
             live.feed.apply_remote(commit.meta, commit.entry)
         else:
-            self._spawn(self._reload(table_id))
+            self._spawn(lambda: self._reload(table_id))
         if commit.entry.get("k") == "seat" or commit.meta["status"] != "playing":
             self._lobby_changed()
 
@@ -318,12 +318,12 @@ class Hub:
         self._lobby_changed()
         if self.store.multi_process:
             presence = {**feed.local_presence(), "process": self.store.process_id}
-            self._spawn(self.store.set_presence(feed.table, presence))
+            self._spawn(lambda: self.store.set_presence(feed.table, presence))
 
     def _remote_presence(self, table_id: str) -> None:
         live = self.live.get(table_id)
         if live is not None:
-            self._spawn(self._merge_presence(live))
+            self._spawn(lambda: self._merge_presence(live))
 
     async def _merge_presence(self, live: LiveTable) -> None:
         everyone = await self.store.presence(live.feed.table)
@@ -398,9 +398,11 @@ class Hub:
                 await self.store.release(table_id, live.actor.epoch)
             await self.store.unwatch(table_id)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, start: Callable[[], Awaitable[Any]]) -> None:
+        """Run a side task in the hub's group; its failure is logged, never fatal (an
+        exception escaping into the TaskGroup would cancel every table)."""
         if self._group is not None:
-            self._group.create_task(coro)
+            self._group.create_task(_logged(start))
 
     async def tables(self, game_id: str | None = None) -> list[dict[str, Any]]:
         records = await self.store.tables()
@@ -440,7 +442,7 @@ class Hub:
         if not self._lobby or self._lobby_dirty:
             return
         self._lobby_dirty = True
-        self._spawn(self._push_lobby())
+        self._spawn(self._push_lobby)
 
     async def _push_lobby(self) -> None:
         self._lobby_dirty = False
@@ -449,6 +451,15 @@ class Hub:
         frames = Frames({"t": "tables", "tables": await self.tables()})
         for sub in list(self._lobby.values()):
             sub.deliver_lobby(frames)
+
+
+async def _logged(start: Callable[[], Awaitable[Any]]) -> None:
+    """Run ``start()`` (created only once the task runs, so a task cancelled before it
+    starts leaves no un-awaited coroutine); log its failure instead of raising it."""
+    try:
+        await start()
+    except Exception:
+        log.exception("hub task failed")
 
 
 def _turn_ms(value: Any) -> int | None:
