@@ -217,7 +217,8 @@ def targets(
                 "run with --baseline (and --sweep)",
             )
         )
-    hub_runs = by_label.get("hub", [])
+    # The targets are about one hub process with the memory store.
+    hub_runs = [r for r in by_label.get("hub", []) if r["target"]["kind"] in ("memory", "external")]
     tables = [
         r
         for r in hub_runs
@@ -318,7 +319,8 @@ def targets(
 def _by_label_and_scenario(runs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
-        out.setdefault(f"{run['label']} · {run['scenario']}", []).append(run)
+        key = f"{run['label']} · {run['scenario']} · {run['target']['kind']}"
+        out.setdefault(key, []).append(run)
     return out
 
 
@@ -372,7 +374,8 @@ def write(report: dict[str, Any], out: Path) -> list[Path]:
     (out / "report.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     plots = []
     for run in report["runs"]:
-        name = f"plot-{run['label'].replace('@', '-')}-{run['repeat']}.svg"
+        label = run["label"].replace("@", "-")
+        name = f"plot-{label}-{run['scenario']}-{run['target']['kind']}-{run['repeat']}.svg"
         (out / name).write_text(plot_run(run))
         plots.append(name)
     if report["comparison"] and report["comparison"]["equal_p99"]:

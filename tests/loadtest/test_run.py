@@ -1,20 +1,24 @@
 """Short load tests against real spawned servers; assertions on the report's JSON.
 
 These check correctness only -- every act got exactly one reply, zero hash
-mismatches, every client connected and played -- never speed.  The last test runs
-the generator against a bare fan-out server that injects faults, to show that the
-checks do fail (and the command exits non-zero) when replies are duplicated or a
-patch's hash is wrong.
+mismatches, every client connected and played -- never speed.  One test runs the
+generator against a bare fan-out server that injects faults, to show that the checks
+do fail (and the command exits non-zero) when replies are duplicated or a patch's hash
+is wrong; another kills a hub of a Redis cluster mid-run: its clients must reconnect
+and resume.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
 from loadtest.cli import main
-from loadtest.targets import spawn_baseline
+from loadtest.targets import spawn_baseline, spawn_redis
 
 
 def _report(out: Path) -> dict[str, Any]:
@@ -104,3 +108,32 @@ def test_the_checks_fail_on_duplicate_replies_and_wrong_hashes(tmp_path: Path) -
     assert not c["checks"]["every_act_one_reply"] and c["replies_unexpected"] > 0
     assert not c["checks"]["zero_hash_mismatches"] and c["hash_mismatches"] > 0
     assert run["figures"]["resyncs"] > 0  # a mismatch makes the client resync
+
+
+def test_clients_reconnect_and_resume_when_a_hub_of_a_cluster_dies(tmp_path: Path) -> None:
+    target = spawn_redis(2)
+    hubs = [p.pid for p in target.processes if p.role == "hub"]
+    assert len(hubs) == 2
+    out = tmp_path / "failover"
+    # The fault is part of the scenario: one hub is killed in the middle of the
+    # measured window; its clients must reconnect through the balancer and resume.
+    killer = threading.Timer(6.0, os.kill, (hubs[0], signal.SIGKILL))
+    killer.start()
+    try:
+        code = main(
+            [
+                "--url", target.url, "--hub-pids", ",".join(map(str, hubs)),
+                "--players", "60", "--think", "0.5", "--ramp", "2", "--duration", "10",
+                "--drain", "20", "--out", str(out), "--quiet",
+            ]
+        )  # fmt: skip
+    finally:
+        killer.cancel()
+        target.stop()
+    report = _report(out)
+    (run,) = report["runs"]
+    figures = run["figures"]
+    assert figures["disconnects"] > 0
+    assert figures["reconnects"] == figures["disconnects"]
+    _assert_correct(run)
+    assert code == 0
