@@ -57,6 +57,12 @@ def table_view(game: Game, record: TableRecord, seat: Audience) -> dict[str, Any
     }
 
 
+def _patch(table: str, start: int, end: int, ops: list[dict[str, Any]], digest: str) -> Frames:
+    return Frames(
+        {"t": "patch", "table": table, "from": start, "to": end, "ops": ops, "hash": digest}
+    )
+
+
 class _AudienceState:
     __slots__ = ("hash", "subscribers", "version", "view")
 
@@ -211,16 +217,7 @@ class TableFeed:
             old_version, old_view, old_hash = aud.version, aud.view, aud.hash
             new = self._current(key)
             ops = [] if new.hash == old_hash else diff(old_view, new.view)
-            frames = Frames(
-                {
-                    "t": "patch",
-                    "table": self.table,
-                    "from": old_version,
-                    "to": new.version,
-                    "ops": ops,
-                    "hash": new.hash,
-                }
-            )
+            frames = _patch(self.table, old_version, new.version, ops, new.hash)
             for sub in aud.subscribers.values():
                 sub.deliver(self.table, new.version, frames, "patch")
         if self._pending_events:
@@ -273,26 +270,8 @@ class TableFeed:
         key = self._key(seat)
         old_view = table_view(self.game, old, key)
         aud = self._current(key)
-        return Frames(
-            {
-                "t": "patch",
-                "table": self.table,
-                "from": version,
-                "to": aud.version,
-                "ops": diff(old_view, aud.view),
-                "hash": aud.hash,
-            }
-        )
+        return _patch(self.table, version, aud.version, diff(old_view, aud.view), aud.hash)
 
     def _empty_patch(self, seat: Audience) -> Frames:
         aud = self._current(self._key(seat))
-        return Frames(
-            {
-                "t": "patch",
-                "table": self.table,
-                "from": aud.version,
-                "to": aud.version,
-                "ops": [],
-                "hash": aud.hash,
-            }
-        )
+        return _patch(self.table, aud.version, aud.version, [], aud.hash)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from server.games import get_game
@@ -61,7 +61,6 @@ class TableRecord:
     name: str = ""
     created_ms: int = 0
     updated_ms: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_plain(self) -> dict[str, Any]:
         out = asdict(self)
