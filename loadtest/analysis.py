@@ -20,8 +20,8 @@ import dataclasses
 import statistics
 from typing import Any
 
-from loadtest.runner import RawRun
-from loadtest.stats import Histogram, Merged, merge_dicts
+from tablehub.loadtest.runner import RawRun
+from tablehub.loadtest.stats import Histogram, Merged, merge_dicts
 
 
 def analyse(raw: RawRun) -> dict[str, Any]:

@@ -15,7 +15,7 @@ subprotocols, same message shapes), and does no work beyond the transport:
 Fault injection, for the load generator's own tests: ``--corrupt-every N`` sends every
 Nth patch with a wrong hash, ``--duplicate-every N`` answers every Nth act twice.
 
-Run: ``python -m loadtest.baseline_server --port 8765 [--patch-bytes 300]``; it prints
+Run: ``python -m tablehub.loadtest.baseline_server --port 8765 [--patch-bytes 300]``; it prints
 ``baseline ready on <port>`` when listening.
 """
 
@@ -32,9 +32,9 @@ import websockets
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.typing import Subprotocol
 
-from protocol import SUBPROTOCOLS, Codec
-from protocol.codec import PROTOCOL_VERSION
-from protocol.viewhash import view_hash
+from tablehub.protocol import SUBPROTOCOLS, Codec
+from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.viewhash import view_hash
 
 SERVER_NAME = "tablehub-baseline/0.1"
 

@@ -6,7 +6,7 @@ and the player on hub 1 acts at once; the figure is the time until that act's ``
 (hub 1 must notice the silent owner, wait for the lease to lapse, take the table over
 from Redis and apply the act).  Medians of several runs.
 
-    .venv/bin/python -m loadtest.bench_failover [--leases 500,1000,3000] [--runs 3]
+    .venv/bin/python -m tablehub.loadtest.bench_failover [--leases 500,1000,3000] [--runs 3]
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import signal
 import statistics
 import time
 
-from clients.cli.connection import Connection
-from server.ops.cluster import LocalCluster
+from tablehub.clients.cli.connection import Connection
+from tablehub.loadtest.topology import LocalCluster
 
 
 async def one_failover(lease_ms: int) -> float:

@@ -1,6 +1,6 @@
-"""Bench: 9-tower ``legal_actions`` on a fixed 15-tile layout (GAMES.md §1).
+"""Bench: 9-tower ``legal_actions`` on a fixed 15-tile layout (docs/games/nmbr9.md).
 
-Run: ``.venv/bin/python -m loadtest.bench_legal [--calls N]``
+Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N]``
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the bot places the first 15 cards (the layout has tiles on
@@ -16,9 +16,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from server.games.base import State
-from server.games.nmbr9 import GAME
-from server.games.nmbr9.rules import legal_placements
+from tablehub.server.games.base import State
+from tablehub.server.games.nmbr9 import GAME
+from tablehub.server.games.nmbr9.rules import legal_placements
 
 SEED = 3
 TILES = 15

@@ -5,7 +5,7 @@ Runs a real hub (uvicorn on a free port, in this process) on each store and play
 time (no batching to hide the round trip), and then with 50 tables acting at once (group
 commit at work).  Prints medians and ratios.
 
-    .venv/bin/python -m loadtest.bench_store [--redis redis://127.0.0.1:6379/9] [--actions 400]
+    python -m tablehub.loadtest.bench_store [--redis redis://127.0.0.1:6379/9] [--actions 400]
 
 Without --redis a throwaway redis-server is started on a free port.
 """
@@ -17,9 +17,11 @@ import asyncio
 import statistics
 import time
 
-from clients.cli.connection import Connection
-from server.ops.cluster import LocalCluster
-from tests.conftest import start_hub, stop_hub
+from tablehub.clients.cli.connection import Connection
+from tablehub.loadtest.topology import LocalCluster
+from tablehub.server.config import Limits
+from tablehub.server.runner import serve_in_process
+from tablehub.server.transport.app import create_app
 
 
 async def sequential(url: str, actions: int) -> list[float]:
@@ -68,12 +70,14 @@ def ms(values: list[float], q: float) -> float:
 
 
 async def measure(store_url: str, actions: int) -> dict[str, float]:
-    running = await start_hub(store_url)
+    limits = Limits()
+    running = await serve_in_process(create_app(store_url, limits), limits)
+    url = f"ws://127.0.0.1:{running.port}/ws"
     try:
-        seq = await sequential(running.url, actions)
-        conc, rate = await concurrent(running.url, 50, 20)
+        seq = await sequential(url, actions)
+        conc, rate = await concurrent(url, 50, 20)
     finally:
-        await stop_hub(running)
+        await running.stop()
     return {
         "seq_p50": 1000 * statistics.median(seq),
         "seq_p99": ms(seq, 0.99),

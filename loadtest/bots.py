@@ -53,7 +53,7 @@ class Nmbr9Policy(LegalPolicy):
     """9-tower: the local row heuristic (module docstring) plus some legal picks."""
 
     def __init__(self, legal_share: float = 0.05) -> None:
-        from server.games.nmbr9.shapes import ROTATIONS  # pure data: the ten tile shapes
+        from tablehub.server.games.nmbr9.shapes import ROTATIONS  # pure data: the ten tile shapes
 
         self.rotations = ROTATIONS
         self.legal_share = legal_share

@@ -25,9 +25,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loadtest.config import DEFAULT_MIX, SCENARIOS, RunConfig, parse_mix
-from loadtest.targets import SPAWN_KINDS, SpawnError, Target, external, spawn, spawn_baseline
-from loadtest.worker import raise_open_files
+from tablehub.loadtest.config import DEFAULT_MIX, SCENARIOS, RunConfig, parse_mix
+from tablehub.loadtest.targets import (
+    SPAWN_KINDS,
+    SpawnError,
+    Target,
+    external,
+    spawn,
+    spawn_baseline,
+)
+from tablehub.loadtest.worker import raise_open_files
 
 
 def add_loadtest_command(sub: Any) -> None:
@@ -138,8 +145,8 @@ def _hub_target(args: argparse.Namespace) -> Target:
 
 
 def _one(config: RunConfig, target: Target, label: str, repeat: int, quiet: bool) -> dict[str, Any]:
-    from loadtest.analysis import analyse
-    from loadtest.runner import execute
+    from tablehub.loadtest.analysis import analyse
+    from tablehub.loadtest.runner import execute
 
     _log(f"== {label} #{repeat}: {config.scenario} against {target.kind} {target.url}")
     try:
@@ -180,7 +187,7 @@ def _command() -> list[str]:
 
 def merge(dirs: list[Path], out: Path | None, bound_ms: float) -> int:
     """One report from the runs stored in several report folders."""
-    from loadtest.report import build_report, write
+    from tablehub.loadtest.report import build_report, write
 
     runs: list[dict[str, Any]] = []
     for folder in dirs:
@@ -195,7 +202,7 @@ def merge(dirs: list[Path], out: Path | None, bound_ms: float) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from loadtest.report import build_report, write
+    from tablehub.loadtest.report import build_report, write
 
     if args.merge:
         return merge(args.merge, args.out, args.p99_bound_ms)

@@ -24,10 +24,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from loadtest.context import WorkerContext
-from loadtest.mirror import Mirror
-from loadtest.wire import Wire, WireError
-from protocol.codec import PROTOCOL_VERSION
+from tablehub.loadtest.context import WorkerContext
+from tablehub.loadtest.mirror import Mirror
+from tablehub.loadtest.wire import Wire, WireError
+from tablehub.protocol.codec import PROTOCOL_VERSION
 
 ReplyHandler = Callable[[dict[str, Any], float], None]
 UpdateHandler = Callable[["SimClient", str, float], None]

@@ -1,6 +1,6 @@
 """Bench: CPU per received message of the load generator's client vs the reference one.
 
-Run: ``python -m loadtest.clientbench [--clients 1000] [--rate 400] [--seconds 10]``
+Run: ``python -m tablehub.loadtest.clientbench [--clients 1000] [--rate 400] [--seconds 10]``
 
 Starts the bare fan-out server (``baseline_server.py``), opens ``--clients``
 spectators spread over tables, and drives ``--rate`` acts/s in total from one seat per
@@ -27,12 +27,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from loadtest.client import SimClient
-from loadtest.context import Pacer, WorkerContext, codec_named
-from loadtest.mirror import Mirror, Verifier
-from loadtest.stats import RunStats
-from loadtest.targets import spawn_baseline
-from loadtest.worker import raise_open_files
+from tablehub.loadtest.client import SimClient
+from tablehub.loadtest.context import Pacer, WorkerContext, codec_named
+from tablehub.loadtest.mirror import Mirror, Verifier
+from tablehub.loadtest.stats import RunStats
+from tablehub.loadtest.targets import spawn_baseline
+from tablehub.loadtest.worker import raise_open_files
 
 TABLE_SEATS = 4
 
@@ -101,7 +101,7 @@ async def _lean(url: str, tables: list[str], clients: int, memo: bool) -> Starte
 
 
 async def _reference(url: str, tables: list[str], clients: int) -> Started:
-    from clients.cli.connection import Connection
+    from tablehub.clients.cli.connection import Connection
 
     received = [0]
 

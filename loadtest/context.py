@@ -13,9 +13,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from loadtest.mirror import Verifier
-from loadtest.stats import RunStats
-from protocol import SUBPROTOCOLS, Codec
+from tablehub.loadtest.mirror import Verifier
+from tablehub.loadtest.stats import RunStats
+from tablehub.protocol import SUBPROTOCOLS, Codec
 
 
 class Pacer:

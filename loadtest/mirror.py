@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loadtest.canon import IncrementalHasher
-from loadtest.patching import PatchError, apply_patch
-from protocol.viewhash import view_hash
+from tablehub.loadtest.canon import IncrementalHasher
+from tablehub.loadtest.patching import PatchError, apply_patch
+from tablehub.protocol.viewhash import view_hash
 
 MEMO_LIMIT = 4096
 MISMATCH_SAMPLES = 3

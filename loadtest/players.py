@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from loadtest.bots import Policy
-from loadtest.client import RequestFailed, SimClient
-from loadtest.context import WorkerContext
-from loadtest.mirror import Mirror
+from tablehub.loadtest.bots import Policy
+from tablehub.loadtest.client import RequestFailed, SimClient
+from tablehub.loadtest.context import WorkerContext
+from tablehub.loadtest.mirror import Mirror
 
 STALL_SECONDS = 30.0
 FINISH_WAIT = 10.0

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loadtest.svgplot import Series, line_chart, stack
+from tablehub.loadtest.svgplot import Series, line_chart, stack
 
 FANOUT_RATIO = 0.6
 PLAYERS_TARGET = 5000

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from loadtest.config import RunConfig
-from loadtest.procstat import ProcSampler
-from loadtest.scenarios import WorkerPlan, plan
-from loadtest.targets import Target
-from loadtest.worker import worker_entry
+from tablehub.loadtest.config import RunConfig
+from tablehub.loadtest.procstat import ProcSampler
+from tablehub.loadtest.scenarios import WorkerPlan, plan
+from tablehub.loadtest.targets import Target
+from tablehub.loadtest.worker import worker_entry
 
 READY_TIMEOUT = 120.0
 SAMPLE_EVERY = 0.5
@@ -45,7 +45,7 @@ class RawRun:
 
 async def _prepare(config: RunConfig) -> tuple[list[str], str]:
     """The hub's game ids, and the tournament table when the scenario needs one."""
-    from clients.cli.connection import Connection, ServerError
+    from tablehub.clients.cli.connection import Connection, ServerError
 
     conn = await Connection.connect(config.url, "loadtest", open_timeout=30)
     try:

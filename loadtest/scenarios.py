@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from loadtest.config import MixEntry, RunConfig
-from loadtest.players import TableSpec
+from tablehub.loadtest.config import MixEntry, RunConfig
+from tablehub.loadtest.players import TableSpec
 
 
 @dataclass

@@ -6,7 +6,7 @@ so their CPU and memory can be sampled from ``/proc``) and a ``stop``.  Spawners
 * ``memory``   -- one ``tablehub serve`` (memory store) on a free port;
 * ``baseline`` -- ``loadtest.baseline_server`` (bare websockets fan-out) on a free port;
 * ``redis``    -- Redis + ``hubs`` hub processes behind the local balancer
-  (``server.ops.cluster.LocalCluster``); every process is returned (roles ``redis``,
+  (``loadtest.topology.LocalCluster``); every process is returned (roles ``redis``,
   ``hub``, ``balancer``) so the report covers them all.
 
 Spawned processes inherit the generator's raised open-file limit.
@@ -113,7 +113,7 @@ def _popen(args: list[str], log: Path | None) -> subprocess.Popen[bytes]:
 def spawn_memory(log: Path | None = None) -> Target:
     """One ``tablehub serve`` on a free port (memory store, uvloop, websockets-sansio)."""
     port = free_port()
-    args = [sys.executable, "-m", "server.cli", "serve", "--host", "127.0.0.1"]
+    args = [sys.executable, "-m", "tablehub.server.cli", "serve", "--host", "127.0.0.1"]
     args += ["--port", str(port), "--log-level", "warning"]
     proc = _popen(args, log)
     try:
@@ -135,7 +135,7 @@ def spawn_baseline(
 ) -> Target:
     """The bare websockets fan-out server on a free port (``extra``: more flags)."""
     port = free_port()
-    args = [sys.executable, "-m", "loadtest.baseline_server", "--port", str(port)]
+    args = [sys.executable, "-m", "tablehub.loadtest.baseline_server", "--port", str(port)]
     args += ["--patch-bytes", str(patch_bytes), "--event-bytes", str(event_bytes), *extra]
     proc = _popen(args, log)
     try:
@@ -154,9 +154,9 @@ def spawn_baseline(
 def spawn_redis(hubs: int) -> Target:
     """Redis + ``hubs`` hubs (redis store) behind the local balancer."""
     try:
-        from server.ops.cluster import LocalCluster
+        from tablehub.loadtest.topology import LocalCluster
     except ImportError as err:
-        raise SpawnError(f"--spawn redis needs server.ops.cluster: {err}") from None
+        raise SpawnError(f"--spawn redis needs loadtest.topology: {err}") from None
     cluster = LocalCluster(hubs=hubs)
     try:
         cluster.start()

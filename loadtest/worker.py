@@ -24,14 +24,14 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
-from loadtest.bots import policy_for
-from loadtest.client import RequestFailed, SimClient, connect_client
-from loadtest.config import RunConfig
-from loadtest.context import Pacer, WorkerContext, codec_named
-from loadtest.mirror import Verifier
-from loadtest.players import TableGroup, TableSpec
-from loadtest.scenarios import WorkerPlan
-from loadtest.stats import RunStats
+from tablehub.loadtest.bots import policy_for
+from tablehub.loadtest.client import RequestFailed, SimClient, connect_client
+from tablehub.loadtest.config import RunConfig
+from tablehub.loadtest.context import Pacer, WorkerContext, codec_named
+from tablehub.loadtest.mirror import Verifier
+from tablehub.loadtest.players import TableGroup, TableSpec
+from tablehub.loadtest.scenarios import WorkerPlan
+from tablehub.loadtest.stats import RunStats
 
 LAG_PROBE = 0.05
 PING_EVERY = 0.1

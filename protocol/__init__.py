@@ -4,7 +4,7 @@ Only this package touches msgpack/JSON framing.  The server, the Python CLI clie
 the JS client all read the same schema files in ``protocol/v1/``.
 """
 
-from protocol.codec import (
+from tablehub.protocol.codec import (
     SUBPROTOCOLS,
     Codec,
     DecodeError,

@@ -154,7 +154,7 @@ class Frames:
     """One server message encoded at most once per subprotocol.
 
     A patch goes to every socket of an audience; this is how the same bytes are
-    reused for all of them (DESIGN.md: encode once per audience).
+    reused for all of them (docs/design.md: encode once per audience).
     """
 
     __slots__ = ("_encoded", "msg")

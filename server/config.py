@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.codec import index
+from tablehub.protocol.codec import index
 
 
 def _limit(name: str) -> int:

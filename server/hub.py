@@ -17,14 +17,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from protocol import Frames
-from server.games import all_games, get_game
-from server.games.base import BadOptions, Event
-from server.store.base import RemoteCommit, Store
-from server.tables.actor import Act, Command, TableActor, command_from_plain, command_to_plain
-from server.tables.errors import TableError
-from server.tables.feed import TableFeed
-from server.tables.record import LogEntry, Seat, TableRecord, TableStatus
+from tablehub.protocol import Frames
+from tablehub.server.games import all_games, get_game
+from tablehub.server.games.base import BadOptions, Event
+from tablehub.server.store.base import RemoteCommit, Store
+from tablehub.server.tables.actor import (
+    Act,
+    Command,
+    TableActor,
+    command_from_plain,
+    command_to_plain,
+)
+from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.feed import TableFeed
+from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.hub")
 

@@ -7,30 +7,36 @@ throwaway one.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
-import socket
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import uvicorn
 
-from clients.cli.connection import Connection
-from server.config import Limits
-from server.hub import Hub
-from server.ops.cluster import start_redis
-from server.transport.app import HubApp, create_app
+from tablehub.clients.cli.connection import Connection
+from tablehub.loadtest.topology import start_redis
+from tablehub.server.config import Limits
+from tablehub.server.hub import Hub
+from tablehub.server.runner import InProcessHub, serve_in_process
+from tablehub.server.transport.app import HubApp, create_app
 
 
 @dataclass
 class RunningHub:
-    app: HubApp
-    server: uvicorn.Server
-    port: int
+    """A hub served in the test's event loop with production's uvicorn settings."""
+
+    served: InProcessHub
+
+    @property
+    def app(self) -> HubApp:
+        return self.served.app
+
+    @property
+    def port(self) -> int:
+        return self.served.port
 
     @property
     def url(self) -> str:
@@ -50,37 +56,12 @@ class RunningHub:
 
 
 async def start_hub(store_url: str = "memory://", limits: Limits | None = None) -> RunningHub:
-    app = create_app(store_url, limits)
-    # proto=IPPROTO_TCP matters: asyncio only sets TCP_NODELAY on accepted sockets of a
-    # listening socket created with it (without it every second frame waits ~40 ms for
-    # the peer's delayed ACK).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app,
-        loop="asyncio",
-        ws="websockets-sansio",
-        ws_max_size=(limits or Limits()).max_frame_bytes,
-        ws_per_message_deflate=False,
-        log_level="warning",
-        lifespan="on",
-    )
-    server = uvicorn.Server(config)
-    server.config.setup_event_loop = lambda: None  # type: ignore[method-assign]
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    running = RunningHub(app, server, port)
-    running.task = task  # type: ignore[attr-defined]
-    return running
+    limits = limits or Limits()
+    return RunningHub(await serve_in_process(create_app(store_url, limits), limits))
 
 
 async def stop_hub(running: RunningHub) -> None:
-    running.server.should_exit = True
-    await running.task  # type: ignore[attr-defined]
+    await running.served.stop()
 
 
 @pytest.fixture

@@ -24,9 +24,9 @@ import jsonpatch
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from protocol import SUBPROTOCOLS, Codec
-from protocol.codec import PROTOCOL_VERSION
-from protocol.viewhash import view_hash
+from tablehub.protocol import SUBPROTOCOLS, Codec
+from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.viewhash import view_hash
 
 log = logging.getLogger("tablehub.client")
 

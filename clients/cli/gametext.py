@@ -11,7 +11,7 @@ import json
 from types import ModuleType
 from typing import Any
 
-from clients.cli.renderers import renderer_for
+from tablehub.clients.cli.renderers import renderer_for
 
 GENERIC_HELP = """\
 This game has no text renderer yet: type a move as a JSON object, e.g.

@@ -23,15 +23,15 @@ from typing import Any
 
 import websockets
 
-from clients.cli.connection import Connection, ServerError, TableMirror
-from clients.cli.errors import (
+from tablehub.clients.cli.connection import Connection, ServerError, TableMirror
+from tablehub.clients.cli.errors import (
     EXIT_BUG,
     EXIT_TABLE,
     EXIT_UNREACHABLE,
     EXIT_USAGE,
     CliError,
 )
-from clients.cli.tokens import SavedSeat, TokenStore
+from tablehub.clients.cli.tokens import SavedSeat, TokenStore
 
 RECONNECT_SECONDS = 30.0
 

@@ -27,10 +27,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from clients.cli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CliError
-from clients.cli.lines import FdLines
-from clients.cli.link import SeatRequest
-from clients.cli.tokens import TokenStore
+from tablehub.clients.cli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CliError
+from tablehub.clients.cli.lines import FdLines
+from tablehub.clients.cli.link import SeatRequest
+from tablehub.clients.cli.tokens import TokenStore
 
 DEFAULT_URL = "ws://127.0.0.1:8000/ws"
 MAX_NAME = 40  # protocol/v1/hello.json
@@ -67,8 +67,8 @@ def parse_option(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
-def add_client_commands(sub: Any) -> None:
-    """Add ``play`` and ``watch`` to the ``tablehub`` subcommands."""
+def add_play_command(sub: Any) -> None:
+    """Add ``play`` to the ``tablehub`` subcommands (entry point ``tablehub.commands``)."""
     play = sub.add_parser(
         "play",
         help="create or join a table and play in the terminal",
@@ -106,6 +106,9 @@ def add_client_commands(sub: Any) -> None:
     play.add_argument("--tokens", type=Path, help="seat token file (env TABLEHUB_TOKENS)")
     play.set_defaults(run=run_play_command)
 
+
+def add_watch_command(sub: Any) -> None:
+    """Add ``watch`` to the ``tablehub`` subcommands (entry point ``tablehub.commands``)."""
     watch = sub.add_parser("watch", help="spectate a table live")
     watch.add_argument("table")
     watch.add_argument("--url", default=_default_url(), help="hub WebSocket URL (env TABLEHUB_URL)")
@@ -165,7 +168,7 @@ def run_play_command(args: argparse.Namespace) -> int:
         return err.exit_code
     tokens = TokenStore(args.tokens)
     if args.script or args.auto:
-        from clients.cli.script import json_line, run_script
+        from tablehub.clients.cli.script import json_line, run_script
 
         def emit(event: dict[str, Any]) -> None:
             sys.stdout.write(json_line(event) + "\n")
@@ -174,13 +177,13 @@ def run_play_command(args: argparse.Namespace) -> int:
         lines = None if args.auto else FdLines(sys.stdin.fileno())
         return _run(run_script(req, tokens, emit, lines, full_views=not args.brief))
 
-    from clients.cli.play import run_play
+    from tablehub.clients.cli.play import run_play
 
     return _run(run_play(req, tokens, FdLines(sys.stdin.fileno()), sys.stdout, sys.stdin.isatty()))
 
 
 def run_watch_command(args: argparse.Namespace) -> int:
-    from clients.cli.watch import run_watch
+    from tablehub.clients.cli.watch import run_watch
 
     return _run(
         run_watch(args.url, args.table, sys.stdout, args.name, args.json, full_views=not args.brief)

@@ -20,15 +20,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any, TextIO
 
-from clients.cli.connection import ServerError
-from clients.cli.errors import EXIT_OK
-from clients.cli.gametext import GameText
-from clients.cli.lines import LineSource
-from clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
-from clients.cli.screen import compose, deadline_text
-from clients.cli.terminal import Terminal
-from clients.cli.tokens import TokenStore
-from clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
+from tablehub.clients.cli.connection import ServerError
+from tablehub.clients.cli.errors import EXIT_OK
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.lines import LineSource
+from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
+from tablehub.clients.cli.screen import compose, deadline_text
+from tablehub.clients.cli.terminal import Terminal
+from tablehub.clients.cli.tokens import TokenStore
+from tablehub.clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
 
 PAGE = 10
 

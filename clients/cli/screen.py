@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from clients.cli.gametext import GameText
+from tablehub.clients.cli.gametext import GameText
 
 RULE = "─" * 60
 LISTED = 10

@@ -37,13 +37,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from clients.cli.connection import ServerError
-from clients.cli.errors import EXIT_OK
-from clients.cli.gametext import GameText
-from clients.cli.lines import LineSource
-from clients.cli.link import Change, Link, SeatRequest, take_seat
-from clients.cli.tokens import TokenStore
-from clients.cli.turns import TurnTracker, first_of, is_my_turn
+from tablehub.clients.cli.connection import ServerError
+from tablehub.clients.cli.errors import EXIT_OK
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.lines import LineSource
+from tablehub.clients.cli.link import Change, Link, SeatRequest, take_seat
+from tablehub.clients.cli.tokens import TokenStore
+from tablehub.clients.cli.turns import TurnTracker, first_of, is_my_turn
 
 Emit = Callable[[dict[str, Any]], None]
 

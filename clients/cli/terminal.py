@@ -14,7 +14,7 @@ import re
 import shutil
 from typing import TextIO
 
-from clients.cli.screen import RULE, Screen
+from tablehub.clients.cli.screen import RULE, Screen
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 

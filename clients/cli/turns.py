@@ -21,9 +21,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
-from clients.cli.connection import ServerError
-from clients.cli.errors import EXIT_INPUT_ENDED, EXIT_OK, CliError
-from clients.cli.link import Change, Link
+from tablehub.clients.cli.connection import ServerError
+from tablehub.clients.cli.errors import EXIT_INPUT_ENDED, EXIT_OK, CliError
+from tablehub.clients.cli.link import Change, Link
 
 T = TypeVar("T")
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from clients.cli.errors import EXIT_OK
-from clients.cli.gametext import GameText
-from clients.cli.link import game_names, spectate
-from clients.cli.screen import compose, deadline_text
-from clients.cli.script import change_events, finished_event, json_line
-from clients.cli.terminal import Terminal
-from clients.cli.turns import now_ms
+from tablehub.clients.cli.errors import EXIT_OK
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.link import game_names, spectate
+from tablehub.clients.cli.screen import compose, deadline_text
+from tablehub.clients.cli.script import change_events, finished_event, json_line
+from tablehub.clients.cli.terminal import Terminal
+from tablehub.clients.cli.turns import now_ms
 
 
 async def run_watch(

@@ -1,4 +1,4 @@
-"""The game registry: the only way the hub reaches a game (DESIGN.md layers).
+"""The game registry: the only way the hub reaches a game (docs/design.md layers).
 
 Adding a game = one module in this package exporting ``GAME`` + one line here.
 """
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import importlib
 
-from server.games.base import Game
+from tablehub.server.games.base import Game
 
 _MODULES = {
-    "nmbr9": "server.games.nmbr9",
-    "brix": "server.games.brix",
-    "completto": "server.games.completto",
-    "termite": "server.games.termite",
+    "nmbr9": "tablehub.server.games.nmbr9",
+    "brix": "tablehub.server.games.brix",
+    "completto": "tablehub.server.games.completto",
+    "termite": "tablehub.server.games.termite",
 }
 
 _loaded: dict[str, Game] = {}

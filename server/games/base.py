@@ -1,4 +1,4 @@
-"""The game-engine contract (DESIGN.md "Game engine contract").
+"""The game-engine contract (docs/design.md "Game engine contract").
 
 A game is a module of pure functions over plain data.  State, actions, views and
 events are JSON-compatible values: dicts with ``str`` keys, lists, ``str``, ``int``,

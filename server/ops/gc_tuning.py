@@ -16,7 +16,7 @@ import gc
 import time
 from typing import Any
 
-from server import metrics
+from tablehub.server import metrics
 
 THRESHOLDS = (50_000, 20, 10)
 

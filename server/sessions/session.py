@@ -27,13 +27,20 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from protocol import Codec, DecodeError, Frames, ProtocolError, schema_fingerprint, validate_inbound
-from protocol.codec import PROTOCOL_VERSION
-from server import metrics
-from server.config import Limits
-from server.hub import Hub, LiveTable
-from server.tables.actor import Act, AddBot, Command, Join
-from server.tables.errors import TableError
+from tablehub.protocol import (
+    Codec,
+    DecodeError,
+    Frames,
+    ProtocolError,
+    schema_fingerprint,
+    validate_inbound,
+)
+from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.server import metrics
+from tablehub.server.config import Limits
+from tablehub.server.hub import Hub, LiveTable
+from tablehub.server.tables.actor import Act, AddBot, Command, Join
+from tablehub.server.tables.errors import TableError
 
 log = logging.getLogger("tablehub.session")
 

@@ -1,4 +1,4 @@
-"""Table persistence behind one small interface, chosen by URL (DESIGN.md).
+"""Table persistence behind one small interface, chosen by URL (docs/design.md).
 
 ``memory://`` is the embedded default (one process); ``redis://`` keeps state, log and
 fan-out in Redis for several hub processes.  Backends are imported lazily.
@@ -6,17 +6,17 @@ fan-out in Redis for several hub processes.  Backends are imported lazily.
 
 from __future__ import annotations
 
-from server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.base import Store, StoreError, VersionConflict
 
 
 def open_store(url: str) -> Store:
     if url.startswith("memory://"):
-        from server.store.memory import MemoryStore
+        from tablehub.server.store.memory import MemoryStore
 
         return MemoryStore()
     if url.startswith(("redis://", "rediss://", "unix://")):
         try:
-            from server.store.redis import RedisStore  # type: ignore[import-not-found,unused-ignore]
+            from tablehub.server.store.redis import RedisStore  # type: ignore[import-not-found,unused-ignore]
         except ModuleNotFoundError as err:
             raise ValueError("the redis store is not available in this build") from err
         store: Store = RedisStore(url)

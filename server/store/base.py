@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.tables.record import LogEntry, TableRecord
+from tablehub.server.tables.record import LogEntry, TableRecord
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.games import get_game
-from server.store.base import Store, StoreError, VersionConflict
-from server.tables.record import LogEntry, TableRecord, record_at
+from tablehub.server.games import get_game
+from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.tables.record import LogEntry, TableRecord, record_at
 
 HISTORY_VERSIONS = 256
 """How far back a reconnecting client still gets one catch-up patch (else a snapshot)."""

@@ -1,6 +1,6 @@
 """``redis://``: tables in Redis, shared by any number of hub processes.
 
-Theory of operation (DESIGN.md "Tables, persistence and scale"):
+Theory of operation (docs/design.md "Tables, persistence and scale"):
 
 Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
 
@@ -46,9 +46,9 @@ from typing import Any
 import msgpack
 import redis.asyncio as aioredis
 
-from server import metrics
-from server.store.base import RemoteCommit, Store, StoreError, VersionConflict
-from server.tables.record import LogEntry, TableRecord, record_at, replay_from
+from tablehub.server import metrics
+from tablehub.server.store.base import RemoteCommit, Store, StoreError, VersionConflict
+from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 log = logging.getLogger("tablehub.redis")
 

@@ -1,4 +1,4 @@
-"""TableActor: the one writer of one table (DESIGN.md "Tables, persistence and scale").
+"""TableActor: the one writer of one table (docs/design.md "Tables, persistence and scale").
 
 Theory of operation: every command for a table (join, add_bot, act, a bot's move, a
 passed deadline) is put on the actor's bounded queue and handled by its single task,
@@ -26,11 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.games import get_game
-from server.games.base import Action, Event, Game, GameError
-from server.store.base import Store, VersionConflict
-from server.tables.errors import TableError
-from server.tables.record import LogEntry, Seat, TableRecord, TableStatus
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Action, Event, Game, GameError
+from tablehub.server.store.base import Store, VersionConflict
+from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.table")
 

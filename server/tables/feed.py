@@ -21,11 +21,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from protocol import Frames
-from server.games import get_game
-from server.games.base import Event, Game
-from server.tables.record import LogEntry, TableRecord
-from server.tables.viewdiff import diff, view_hash
+from tablehub.protocol import Frames
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Event, Game
+from tablehub.server.tables.record import LogEntry, TableRecord
+from tablehub.server.tables.viewdiff import diff, view_hash
 
 RECENT_VERSIONS = 64
 

@@ -18,8 +18,8 @@ import enum
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from server.games import get_game
-from server.games.base import State
+from tablehub.server.games import get_game
+from tablehub.server.games.base import State
 
 
 class TableStatus(enum.StrEnum):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.viewhash import canonical_json, view_hash
+from tablehub.protocol.viewhash import canonical_json, view_hash
 
 __all__ = ["canonical_json", "diff", "view_hash"]
 

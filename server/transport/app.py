@@ -20,12 +20,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from protocol import codec_for
-from server import metrics
-from server.config import Limits
-from server.hub import Hub
-from server.sessions.session import Closing, Session, SessionState
-from server.store import open_store
+from tablehub.protocol import codec_for
+from tablehub.server import metrics
+from tablehub.server.config import Limits
+from tablehub.server.hub import Hub
+from tablehub.server.sessions.session import Closing, Session, SessionState
+from tablehub.server.store import open_store
 
 log = logging.getLogger("tablehub.transport")
 

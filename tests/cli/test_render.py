@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from clients.cli.gametext import GameText
-from clients.cli.screen import compose, deadline_text, scores
-from server.games import _MODULES, get_game
-from server.games.base import Game
-from server.tables.feed import table_view
-from server.tables.record import Seat, TableRecord, TableStatus
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.screen import compose, deadline_text, scores
+from tablehub.server.games import _MODULES, get_game
+from tablehub.server.games.base import Game
+from tablehub.server.tables.feed import table_view
+from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 
 MAX_STEPS = 2000
 NOW = 1_000_000

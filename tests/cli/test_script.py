@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clients.cli.tokens import TokenStore
+from tablehub.clients.cli.tokens import TokenStore
 from tests.cli import CliProc, ScriptProc, run_cli
 from tests.conftest import RunningHub
 
@@ -35,7 +35,7 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
         assert event["legal"], "9-tower always offers a placement"
         turns += 1
         if turns == 2 and not refusals:
-            # far from the first tile: breaks "same-level contact" (GAMES.md §1 rule 2)
+            # far from the first tile: breaks "same-level contact" (docs/games/nmbr9.md rule 2)
             bob.send({"type": "place", "x": 500, "y": 500, "rot": 0})
             error = await bob.expect("error")
             assert error["code"] == "illegal_action"
@@ -155,7 +155,7 @@ async def test_watch_json_of_a_finished_table_prints_the_result_and_exits(
 async def test_unreachable_server_and_unknown_table_exit_with_clear_messages(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    from server.ops.cluster import free_port
+    from tablehub.loadtest.topology import free_port
 
     dead = f"ws://127.0.0.1:{free_port()}/ws"
     tokens = tmp_path / "t.json"

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from clients.cli.gametext import GameText
-from clients.cli.lines import QueueLines
-from clients.cli.link import SeatRequest, take_seat
-from clients.cli.script import QUIT, play_script, read_move
-from clients.cli.tokens import TokenStore
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.lines import QueueLines
+from tablehub.clients.cli.link import SeatRequest, take_seat
+from tablehub.clients.cli.script import QUIT, play_script, read_move
+from tablehub.clients.cli.tokens import TokenStore
 from tests.conftest import RunningHub
 
 

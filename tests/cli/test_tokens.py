@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli.tokens import SavedSeat, TokenStore, default_path
+from tablehub.clients.cli.tokens import SavedSeat, TokenStore, default_path
 
 
 def test_tokens_are_kept_per_server_and_table(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli.connection import Connection, ServerError
-from server.ops.cluster import LocalCluster
-from server.store.redis import RedisStore
+from tablehub.clients.cli.connection import Connection, ServerError
+from tablehub.loadtest.topology import LocalCluster
+from tablehub.server.store.redis import RedisStore
 from tests.server.helpers import expected_scores
 
 LEASE_MS = 1000

@@ -24,8 +24,8 @@ from typing import Any
 import jsonpatch
 import msgpack
 
-from server.games.base import Action, Game, IllegalAction, State
-from server.tables.viewdiff import diff, view_hash
+from tablehub.server.games.base import Action, Game, IllegalAction, State
+from tablehub.server.tables.viewdiff import diff, view_hash
 
 LeakCheck = Callable[[State, dict[str, Any], int | None], None]
 

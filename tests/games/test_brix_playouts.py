@@ -1,4 +1,4 @@
-"""Property tests over wall-duel playouts, and the bot's behaviour (GAMES.md §2)."""
+"""Property tests over wall-duel playouts, and the bot's behaviour (docs/games/brix.md)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from server.games.base import State
-from server.games.brix import GAME
-from server.games.brix.wall import Wall
+from tablehub.server.games.base import State
+from tablehub.server.games.brix import GAME
+from tablehub.server.games.brix.wall import Wall
 from tests.games.conformance import check_playout, playout
 from tests.games.test_brix_rules import DOUBLE, Spec, make, place
 

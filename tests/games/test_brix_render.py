@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from clients.cli.renderers import brix as renderer
-from clients.cli.renderers import renderer_for
-from server.games.brix import GAME
+from tablehub.clients.cli.renderers import brix as renderer
+from tablehub.clients.cli.renderers import renderer_for
+from tablehub.server.games.brix import GAME
 from tests.games.conformance import playout
 from tests.games.test_brix_rules import GROUND, TOWER, make, move, place, play
 

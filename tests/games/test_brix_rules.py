@@ -1,4 +1,4 @@
-"""Scenario tests for the wall duel, one per rule at its edge (GAMES.md §2)."""
+"""Scenario tests for the wall duel, one per rule at its edge (docs/games/brix.md)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from server.games.base import BadOptions, IllegalAction, State
-from server.games.brix import GAME
+from tablehub.server.games.base import BadOptions, IllegalAction, State
+from tablehub.server.games.brix import GAME
 from tests.games.conformance import assert_refused
 
 Spec = tuple[int, int, str, int, str]  # x, y, dir, orange, face

@@ -1,4 +1,4 @@
-"""The number-row bot's choices (GAMES.md §3) and the CLI renderer."""
+"""The number-row bot's choices (docs/games/completto.md) and the CLI renderer."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from clients.cli.renderers import completto as renderer
-from clients.cli.renderers import renderer_for
-from server.games.completto import GAME
-from server.games.completto.position import position
+from tablehub.clients.cli.renderers import completto as renderer
+from tablehub.clients.cli.renderers import renderer_for
+from tablehub.server.games.completto import GAME
+from tablehub.server.games.completto.position import position
 
 N = None
 OTHER: list[Any] = [N] * 10 + [55] + [N] * 11

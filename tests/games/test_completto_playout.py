@@ -1,4 +1,4 @@
-"""Property tests for the number row (GAMES.md §3): bot-vs-bot and random playouts
+"""Property tests for the number row (docs/games/completto.md): bot-vs-bot and random playouts
 through the shared conformance checks, and a strong hidden-information check: views,
 legal actions, status and events do not depend on where the hidden numbers lie."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from server.games.base import State
-from server.games.completto import GAME
+from tablehub.server.games.base import State
+from tablehub.server.games.completto import GAME
 from tests.games.conformance import Playout, check_playout, playout
 
 REVEALED = ("tile", "readings", "fits")

@@ -1,4 +1,4 @@
-"""Scenario tests for the number row (GAMES.md §3, seed 004): the seed's worked
+"""Scenario tests for the number row (docs/games/completto.md, seed 004): the seed's worked
 examples, refusals, bonus turns, the face-up pool, setup, rounds and scoring."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from server.games.base import IllegalAction, State
-from server.games.completto import GAME
-from server.games.completto.position import position
-from server.games.completto.rules import face_down_count
-from server.games.rng import Rng
+from tablehub.server.games.base import IllegalAction, State
+from tablehub.server.games.completto import GAME
+from tablehub.server.games.completto.position import position
+from tablehub.server.games.completto.rules import face_down_count
+from tablehub.server.games.rng import Rng
 from tests.games.conformance import assert_refused
 
 N = None
@@ -539,7 +539,7 @@ def test_resign_during_setup() -> None:
 
 
 def test_bad_options_and_seats() -> None:
-    from server.games.base import BadOptions
+    from tablehub.server.games.base import BadOptions
 
     with pytest.raises(BadOptions):
         GAME.setup({"rounds": 1}, 5, 1)

@@ -1,4 +1,4 @@
-"""A naive, independent 9-tower legality oracle (GAMES.md §1) and tests of it.
+"""A naive, independent 9-tower legality oracle (docs/games/nmbr9.md) and tests of it.
 
 The rules and property tests compare the engine against `brute_force` here: it tries
 every rotation at every offset in a window and checks the four conditions directly on
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.nmbr9.rules import check_placement, make_tile
+from tablehub.server.games.nmbr9.rules import check_placement, make_tile
 
-# The upright tiles as printed in GAMES.md §1, copied here independently of shapes.py.
+# The upright tiles as printed in docs/games/nmbr9.md, copied here independently of shapes.py.
 UPRIGHT = {
     0: ["###", "#.#", "#.#", "###"],
     1: ["##.", ".#.", ".#.", ".#."],
@@ -65,7 +65,7 @@ def build(specs: list[tuple[int, int, int, int]]) -> list[dict[str, Any]]:
 
 
 def naive_level(tiles: list[dict[str, Any]], cells: frozenset[tuple[int, int]]) -> int | None:
-    """The level the four conditions of GAMES.md §1 allow for ``cells``, or None.
+    """The level the four conditions of docs/games/nmbr9.md allow for ``cells``, or None.
 
     Works only from the tiles' cells and levels, trying every level in turn.
     """
@@ -117,7 +117,7 @@ def brute_force(tiles: list[dict[str, Any]], digit: int) -> set[tuple[int, froze
 
 
 def test_oracle_rotation_agrees_with_shapes_module() -> None:
-    from server.games.nmbr9.shapes import placed_cells
+    from tablehub.server.games.nmbr9.shapes import placed_cells
 
     for digit in range(10):
         for rot in range(4):
@@ -125,7 +125,7 @@ def test_oracle_rotation_agrees_with_shapes_module() -> None:
 
 
 def test_oracle_agrees_with_check_placement_on_a_window() -> None:
-    from server.games.base import IllegalAction
+    from tablehub.server.games.base import IllegalAction
 
     tiles = build([(9, 0, 0, 1), (9, 4, 0, 1), (0, 0, 3, 1), (0, 4, 3, 1), (1, 1, 0, 3)])
     for digit in (1, 8):

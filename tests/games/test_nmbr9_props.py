@@ -1,4 +1,4 @@
-"""9-tower property tests over random playouts (GAMES.md §1; tests/games/conformance.py).
+"""9-tower property tests over random playouts (docs/games/nmbr9.md; tests/games/conformance.py).
 
 Random legal playouts (half bot moves, half random legal placements) for 1-4 seats and
 a larger tournament table: replay equals live, views patch and hash correctly, views
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.games.nmbr9 import GAME
-from server.games.nmbr9.rules import legal_placements
-from server.games.nmbr9.shapes import shape_cells
+from tablehub.server.games.nmbr9 import GAME
+from tablehub.server.games.nmbr9.rules import legal_placements
+from tablehub.server.games.nmbr9.shapes import shape_cells
 from tests.games.conformance import Playout, check_playout, playout
 from tests.games.test_nmbr9_oracle import brute_force
 

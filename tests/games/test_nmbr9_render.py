@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from clients.cli.renderers import nmbr9 as renderer
-from clients.cli.renderers import renderer_for
-from server.games.nmbr9 import GAME
+from tablehub.clients.cli.renderers import nmbr9 as renderer
+from tablehub.clients.cli.renderers import renderer_for
+from tablehub.server.games.nmbr9 import GAME
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

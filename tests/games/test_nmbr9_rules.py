@@ -1,4 +1,4 @@
-"""9-tower rule tests (GAMES.md §1): shapes, the four placement conditions at their
+"""9-tower rule tests (docs/games/nmbr9.md): shapes, the four placement conditions at their
 edges, levels and scoring, golden counts of legal placements, refusals."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from server.games.base import BadOptions, IllegalAction
-from server.games.nmbr9 import GAME
-from server.games.nmbr9.bot import choose_placement
-from server.games.nmbr9.rules import (
+from tablehub.server.games.base import BadOptions, IllegalAction
+from tablehub.server.games.nmbr9 import GAME
+from tablehub.server.games.nmbr9.bot import choose_placement
+from tablehub.server.games.nmbr9.rules import (
     check_placement,
     layout_score,
     legal_placements,
     make_tile,
     tile_score,
 )
-from server.games.nmbr9.shapes import DISTINCT_ROTATIONS, ROTATIONS, SQUARES, shape_cells
+from tablehub.server.games.nmbr9.shapes import DISTINCT_ROTATIONS, ROTATIONS, SQUARES, shape_cells
 from tests.games.conformance import assert_refused
 from tests.games.test_nmbr9_oracle import UPRIGHT, brute_force, build, grid_of, naive_cells, trim
 

@@ -1,4 +1,4 @@
-"""Termite Towers setup and day phase scenarios (GAMES.md §4; seed setup 1-10, 白天階段)."""
+"""Termite Towers setup and day phase scenarios (docs/games/termite.md; the rulebook's 白天階段)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from server.games.base import BadOptions
-from server.games.termite import GAME, data
+from tablehub.server.games.base import BadOptions
+from tablehub.server.games.termite import GAME, data
 from tests.games.conformance import assert_refused
 from tests.games.test_termite_helpers import act, fresh, hold, invariants, put, quiet
 

@@ -1,5 +1,5 @@
 """Termite Towers: queen cards, end triggers, scoring and tie-breakers, resigning and
-views (GAMES.md §4; seed 游戲結束)."""
+views (docs/games/termite.md; seed 游戲結束)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from server.games.base import IllegalAction
-from server.games.termite import GAME, data, scoring
+from tablehub.server.games.base import IllegalAction
+from tablehub.server.games.termite import GAME, data, scoring
 from tests.games.conformance import assert_refused
 from tests.games.test_termite_helpers import act, fresh, hold, invariants, put, quiet, to_night
 

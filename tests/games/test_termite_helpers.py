@@ -7,8 +7,8 @@ import dataclasses
 from collections import Counter
 from typing import Any
 
-from server.games.base import Action, Event, Game, State
-from server.games.termite import GAME, board, data, night
+from tablehub.server.games.base import Action, Event, Game, State
+from tablehub.server.games.termite import GAME, board, data, night
 
 NO_RESIGN: Game = dataclasses.replace(
     GAME,

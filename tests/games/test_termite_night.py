@@ -1,10 +1,10 @@
-"""Termite Towers night scenarios, actions A-G one by one (GAMES.md §4, seed 夜晚階段)."""
+"""Termite Towers night scenarios, actions A-G one by one (docs/games/termite.md, seed 夜晚階段)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from server.games.termite import GAME, data, gather
+from tablehub.server.games.termite import GAME, data, gather
 from tests.games.conformance import assert_refused
 from tests.games.test_termite_helpers import (
     choose,

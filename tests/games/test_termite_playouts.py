@@ -1,4 +1,4 @@
-"""Termite Towers property tests over random and bot playouts (GAMES.md §4): the engine
+"""Termite Towers property tests over random and bot playouts (docs/games/termite.md): the engine
 contract (conformance), the state's invariants after every action, hidden information
 in views and events, and that every game ends."""
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from server.games.base import State
-from server.games.termite import GAME, data
+from tablehub.server.games.base import State
+from tablehub.server.games.termite import GAME, data
 from tests.games.conformance import check_playout, playout
 from tests.games.test_termite_helpers import NO_RESIGN, fresh, invariants
 

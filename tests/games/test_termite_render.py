@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli.renderers import renderer_for
-from clients.cli.renderers import termite as renderer
-from server.games.termite import GAME
+from tablehub.clients.cli.renderers import renderer_for
+from tablehub.clients.cli.renderers import termite as renderer
+from tablehub.server.games.termite import GAME
 from tests.games.conformance import playout
 from tests.games.test_termite_helpers import NO_RESIGN, fresh
 

@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from loadtest.cli import main
-from loadtest.targets import spawn_baseline, spawn_redis
+from tablehub.loadtest.cli import main
+from tablehub.loadtest.targets import spawn_baseline, spawn_redis
 
 
 def _report(out: Path) -> dict[str, Any]:

@@ -16,17 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loadtest.bots import row_placement
-from loadtest.canon import IncrementalHasher
-from loadtest.mirror import Mirror, Verifier
-from loadtest.patching import PatchError, apply_patch
-from loadtest.stats import Histogram, RunStats, merge_dicts
-from loadtest.svgplot import Series, line_chart, stack
-from protocol import SUBPROTOCOLS
-from protocol.viewhash import view_hash
-from server.games import get_game
-from server.games.nmbr9.shapes import ROTATIONS
-from server.tables.viewdiff import diff
+from tablehub.loadtest.bots import row_placement
+from tablehub.loadtest.canon import IncrementalHasher
+from tablehub.loadtest.mirror import Mirror, Verifier
+from tablehub.loadtest.patching import PatchError, apply_patch
+from tablehub.loadtest.stats import Histogram, RunStats, merge_dicts
+from tablehub.loadtest.svgplot import Series, line_chart, stack
+from tablehub.protocol import SUBPROTOCOLS
+from tablehub.protocol.viewhash import view_hash
+from tablehub.server.games import get_game
+from tablehub.server.games.nmbr9.shapes import ROTATIONS
+from tablehub.server.tables.viewdiff import diff
 
 JSONValue = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=8),

@@ -10,9 +10,15 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol import SUBPROTOCOLS, DecodeError, ProtocolError, schema_fingerprint, validate_inbound
-from protocol.codec import V1_DIR, index, validate_outbound
-from protocol.viewhash import canonical_json, view_hash
+from tablehub.protocol import (
+    SUBPROTOCOLS,
+    DecodeError,
+    ProtocolError,
+    schema_fingerprint,
+    validate_inbound,
+)
+from tablehub.protocol.codec import V1_DIR, index, validate_outbound
+from tablehub.protocol.viewhash import canonical_json, view_hash
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=8),

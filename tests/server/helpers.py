@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from clients.cli.connection import Connection
+from tablehub.clients.cli.connection import Connection
 
 
 def expected_scores(board: dict[str, Any]) -> list[int]:
-    """Σ digit × level per player, recomputed from the tiles in the view (GAMES.md §1)."""
+    """Σ digit × level per player, recomputed from the tiles in the view (docs/games/nmbr9.md)."""
     return [sum(t["digit"] * t["level"] for t in p["tiles"]) for p in board["players"]]
 
 

@@ -1,5 +1,5 @@
 """Bad input over the socket: each gets the right error or close code, and the table's
-state is unchanged (DESIGN.md "What bad input gets")."""
+state is unchanged (docs/design.md "What bad input gets")."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from clients.cli.connection import Connection, ServerError
+from tablehub.clients.cli.connection import Connection, ServerError
 from tests.conftest import RunningHub
 
 MSGPACK = "tablehub.v1.msgpack"
@@ -214,7 +214,7 @@ async def test_a_flood_is_rate_limited_then_closed_1008(hub: RunningHub) -> None
 
 
 async def test_a_connection_that_never_says_hello_is_closed() -> None:
-    from server.config import Limits
+    from tablehub.server.config import Limits
     from tests.conftest import start_hub, stop_hub
 
     running = await start_hub(limits=Limits(hello_timeout_s=0.2))

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from clients.cli.connection import Connection
-from server.games import get_game
-from server.tables.record import replay
+from tablehub.clients.cli.connection import Connection
+from tablehub.server.games import get_game
+from tablehub.server.tables.record import replay
 from tests.conftest import RunningHub
 
 GAMES: list[tuple[str, int, dict[str, Any]]] = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from protocol.viewhash import view_hash
+from tablehub.protocol.viewhash import view_hash
 from tests.conftest import RunningHub
 from tests.server.helpers import expected_scores, play_round, wait_status
 

@@ -6,8 +6,8 @@ import asyncio
 import dataclasses
 from typing import Any
 
-from protocol import Frames
-from server.tables.feed import TableFeed
+from tablehub.protocol import Frames
+from tablehub.server.tables.feed import TableFeed
 from tests.server.test_store_contract import new_record
 
 

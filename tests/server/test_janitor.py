@@ -3,9 +3,9 @@ long-running single process does not grow without bound."""
 
 from __future__ import annotations
 
-from server.hub import FORGET_FINISHED_MS, UNLOAD_IDLE_MS, Hub
-from server.store.memory import MemoryStore
-from server.tables.actor import Act, Join
+from tablehub.server.hub import FORGET_FINISHED_MS, UNLOAD_IDLE_MS, Hub
+from tablehub.server.store.memory import MemoryStore
+from tablehub.server.tables.actor import Act, Join
 
 
 async def test_idle_and_finished_tables_are_unloaded_then_forgotten() -> None:

@@ -12,13 +12,13 @@ from typing import Any
 import jsonpatch
 import msgpack
 
-from protocol import SUBPROTOCOLS
-from protocol.viewhash import view_hash
-from server.config import Limits
-from server.hub import Hub
-from server.sessions.session import Session
-from server.store.memory import MemoryStore
-from server.tables.actor import Act, Join
+from tablehub.protocol import SUBPROTOCOLS
+from tablehub.protocol.viewhash import view_hash
+from tablehub.server.config import Limits
+from tablehub.server.hub import Hub
+from tablehub.server.sessions.session import Session
+from tablehub.server.store.memory import MemoryStore
+from tablehub.server.tables.actor import Act, Join
 
 
 async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue() -> None:

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from server.games import get_game
-from server.store import Store, StoreError, VersionConflict, open_store
-from server.store.redis import SNAPSHOT_EVERY, RedisStore
-from server.tables.record import Seat, TableRecord, TableStatus
+from tablehub.server.games import get_game
+from tablehub.server.store import Store, StoreError, VersionConflict, open_store
+from tablehub.server.store.redis import SNAPSHOT_EVERY, RedisStore
+from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 
 
 @pytest.fixture(params=["memory", "redis"])

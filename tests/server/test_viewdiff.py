@@ -8,7 +8,7 @@ import jsonpatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.tables.viewdiff import diff, view_hash
+from tablehub.server.tables.viewdiff import diff, view_hash
 
 # No bools: a bool<->int swap is the documented blind spot (see the last test).
 leaves = st.none() | st.integers(-5, 5) | st.sampled_from(["a", "b", "~", "/"])

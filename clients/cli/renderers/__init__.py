@@ -23,6 +23,6 @@ from types import ModuleType
 
 def renderer_for(game_id: str) -> ModuleType | None:
     try:
-        return importlib.import_module(f"clients.cli.renderers.{game_id}")
+        return importlib.import_module(f"tablehub.clients.cli.renderers.{game_id}")
     except ModuleNotFoundError:
         return None

@@ -1,4 +1,4 @@
-"""CLI renderer for ``brix``, the wall duel (GAMES.md §2).
+"""CLI renderer for ``brix``, the wall duel (docs/games/brix.md).
 
 The wall is drawn with row 0 at the bottom and column numbers underneath.  Each cell
 shows its symbol, a colour letter (``o`` orange, ``b`` blue) and the brick id, on an

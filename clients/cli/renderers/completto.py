@@ -1,4 +1,4 @@
-"""CLI renderer for the number row (``completto``, GAMES.md §3).
+"""CLI renderer for the number row (``completto``, docs/games/completto.md).
 
 Rows are printed with their positions (0-based, as in the actions) above them;
 face-down tiles show as ``??``.

@@ -1,4 +1,4 @@
-"""CLI renderer for 9-tower (``nmbr9``; rules in GAMES.md §1).
+"""CLI renderer for 9-tower (``nmbr9``; rules in docs/games/nmbr9.md).
 
 A layout is drawn from above: each cell shows the digit of its topmost tile followed
 by that tile's level as a subscript (``7₂`` = a 7 on level 2), coloured by level.

@@ -1,4 +1,4 @@
-"""CLI renderer for Termite Towers (``termite``; rules in GAMES.md §4).
+"""CLI renderer for Termite Towers (``termite``; rules in docs/games/termite.md).
 
 Dice are written ``<seat><kind><value>``: ``0w3`` = seat 0's worker showing 3, ``2s6`` =
 seat 2's soldier, ``Nw4`` = a neutral die.  Cubes are colour initials (r y g b p w),

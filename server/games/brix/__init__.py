@@ -1,4 +1,4 @@
-"""``brix`` -- the wall duel (争墙斗胜), GAMES.md §2, seed ``001_8efdbcfe0776107d.txt``.
+"""``brix`` -- the wall duel (争墙斗胜): rules in docs/games/brix.md.
 
 Two players build one shared wall of two-cube bricks; four equal symbols or colours in a
 straight line win.  Modules: ``wall`` (geometry, support, lines), ``rules`` (state,
@@ -20,9 +20,9 @@ Actions (all JSON objects):
 
 from __future__ import annotations
 
-from server.games.base import Game
-from server.games.brix.bot import bot_action
-from server.games.brix.rules import OPTIONS, apply, legal_actions, setup, status, view
+from tablehub.server.games.base import Game
+from tablehub.server.games.brix.bot import bot_action
+from tablehub.server.games.brix.rules import OPTIONS, apply, legal_actions, setup, status, view
 
 HELP = """\
 Wall duel (争墙斗胜). Two players build one wall, seen from the side: column x (may be

@@ -1,4 +1,4 @@
-"""The wall-duel bot (GAMES.md §2): legal, never collapses, one ply of care.
+"""The wall-duel bot (docs/games/brix.md): legal, never collapses, one ply of care.
 
 Order of preference:
 
@@ -19,10 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import Action, IllegalAction, State
-from server.games.brix.rules import legal_actions, move_action, origin, place_action
-from server.games.brix.wall import FACES, LINE_DIRS, Cell, Pos, Wall, brick_cells, cube_faces
-from server.games.rng import Rng
+from tablehub.server.games.base import Action, IllegalAction, State
+from tablehub.server.games.brix.rules import legal_actions, move_action, origin, place_action
+from tablehub.server.games.brix.wall import (
+    FACES,
+    LINE_DIRS,
+    Cell,
+    Pos,
+    Wall,
+    brick_cells,
+    cube_faces,
+)
+from tablehub.server.games.rng import Rng
 
 _GROW = (0, 0, 3, 14, 0)  # own window holding k of our values after the move
 _HELP = (0, 0, 3, 18, 0)  # opponent window holding k of their values after the move
@@ -55,7 +63,7 @@ def bot_action(state: State, seat: int) -> Action:
     limit = state["move_limit"]
     last_move = not placing and limit > 0 and state["moves"] + 1 >= limit
     # After the last placement and in the move phase, the opponent needs a brick they
-    # may take without a collapse (GAMES.md §2 "Move phase").
+    # may take without a collapse (docs/games/brix.md "Move phase").
     count_free = supply_after == 0 and not last_move
     jitter = Rng.from_seed(_fingerprint(state, seat))
     candidates: list[Candidate] = []
@@ -156,7 +164,7 @@ def _lines(
 
 
 def _opponent_can_win(wall: Wall, theirs: list[str], supply: int, locked: int) -> bool:
-    """Does the opponent have a winning reply on this wall (GAMES.md §2 "Winning")?"""
+    """Does the opponent have a winning reply on this wall (docs/games/brix.md "Winning")?"""
     if supply > 0:
         return _threat_reachable(wall, theirs, None)
     for bid, pos in wall.bricks.items():

@@ -1,4 +1,4 @@
-"""Rules of the wall duel (GAMES.md §2; seed ``001_8efdbcfe0776107d.txt``).
+"""Rules of the wall duel (docs/games/brix.md).
 
 State (plain JSON data)::
 
@@ -53,7 +53,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from server.games.base import (
+from tablehub.server.games.base import (
     Action,
     BadOptions,
     Event,
@@ -65,8 +65,8 @@ from server.games.base import (
     require_int,
     require_str,
 )
-from server.games.brix.wall import DIRS, FACES, Cell, Pos, Wall, brick_cells, cube_faces
-from server.games.rng import Rng
+from tablehub.server.games.brix.wall import DIRS, FACES, Cell, Pos, Wall, brick_cells, cube_faces
+from tablehub.server.games.rng import Rng
 
 MODES = ("symbols", "colors", "symbols_vs_colors")
 TARGETS: dict[str, list[list[str]]] = {
@@ -177,7 +177,7 @@ def origin(brick: dict[str, Any]) -> Pos:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every legal placement or move for the seat to act (GAMES.md §2).
+    """Every legal placement or move for the seat to act (docs/games/brix.md).
 
     Moves whose removal collapses the wall are listed only when there is no other move
     (they are legal but lose); if even those are impossible, ``resign`` is listed.
@@ -223,7 +223,7 @@ def _read_placement(action: Action) -> tuple[int, int, str, int, str]:
 
 
 def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Apply one action (GAMES.md §2); raises IllegalAction and changes nothing if refused."""
+    """Apply one action (docs/games/brix.md); IllegalAction and no change if refused."""
     kind = action_type(action)
     if kind not in ACTION_TYPES:
         raise _refuse(
@@ -261,7 +261,7 @@ def _offer_draw(state: State, seat: int) -> tuple[State, list[Event]]:
 
 
 def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §2 "Placing": take a brick from the supply and put it on the wall."""
+    """docs/games/brix.md "Placing": take a brick from the supply and put it on the wall."""
     x, y, d, orange, face = _read_placement(action)
     if state["supply"] == 0:
         raise _refuse("the supply is empty: move a brick of the wall instead (type 'move')")
@@ -280,7 +280,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
 
 
 def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §2 "Move phase": take one brick out and put it back elsewhere."""
+    """docs/games/brix.md "Move phase": take one brick out and put it back elsewhere."""
     bid = require_int(action, "brick", 0)
     x, y, d, orange, face = _read_placement(action)
     if state["supply"] > 0:
@@ -338,7 +338,7 @@ def _end_turn(
     last: dict[str, Any],
     hanging: list[Cell],
 ) -> tuple[State, list[Event]]:
-    """GAMES.md §2 "Winning": collapse, lines, move limit; then the other seat's turn."""
+    """docs/games/brix.md "Winning": collapse, lines, move limit; then the other seat's turn."""
     other = 1 - seat
     new["turn"] = new["turn"] + 1
     new["to_act"] = other

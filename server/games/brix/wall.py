@@ -1,4 +1,4 @@
-"""Wall geometry for the wall duel (GAMES.md §2 "Bricks", "Placing", "Winning").
+"""Wall geometry for the wall duel (docs/games/brix.md "Bricks", "Placing", "Winning").
 
 Theory of operation.  The wall is a grid seen from one side: column ``x`` (any int,
 may be negative), row ``y`` (0 = the ground, growing upwards).  A brick is two cubes
@@ -43,7 +43,7 @@ def brick_cells(x: int, y: int, d: str) -> tuple[Cell, Cell]:
 
 
 def cube_faces(orange: int, face: str) -> tuple[tuple[str, str], tuple[str, str]]:
-    """``(colour, symbol)`` of cube 0 and cube 1 (GAMES.md §2 "Bricks")."""
+    """``(colour, symbol)`` of cube 0 and cube 1 (docs/games/brix.md "Bricks")."""
     orange_cube = ("orange", face[0].upper())
     blue_cube = ("blue", face[1].upper())
     return (orange_cube, blue_cube) if orange == 0 else (blue_cube, orange_cube)
@@ -92,7 +92,7 @@ class Wall:
         xs = [x for x, _ in self.occ]
         return min(xs), max(xs)
 
-    # -- support (GAMES.md §2 "Placing", "Move phase") ------------------------------
+    # -- support (docs/games/brix.md "Placing", "Move phase") ------------------------------
 
     def unsupported(self) -> list[Cell]:
         """Occupied cells above row 0 with nothing directly below (sorted)."""
@@ -109,7 +109,7 @@ class Wall:
         above = [(x, y + 1), (x + 1, y + 1)] if d == "h" else [(x, y + 2)]
         return [c for c in above if c in self.occ and c not in top]
 
-    # -- placement (GAMES.md §2 "Placing") ------------------------------------------
+    # -- placement (docs/games/brix.md "Placing") ------------------------------------------
 
     def placement_error(self, x: int, y: int, d: str) -> str | None:
         """Why a brick may not go at ``(x, y, d)`` on this wall, or None if it may."""
@@ -170,7 +170,7 @@ class Wall:
         out.sort(key=lambda p: (p[1], p[0], p[2]))
         return out
 
-    # -- lines (GAMES.md §2 "Winning") ------------------------------------------------
+    # -- lines (docs/games/brix.md "Winning") ------------------------------------------------
 
     def runs_through(self, cell: Cell, value: str) -> list[list[Cell]]:
         """Straight runs (one per direction) of ``value`` (a colour or a symbol) at least

@@ -1,4 +1,4 @@
-"""Number row (数字撞磚, Completto) -- GAMES.md §3.
+"""Number row (数字撞磚, Completto) -- docs/games/completto.md.
 
 Modules: ``tiles`` (the 100 tiles and their readings), ``rules`` (where a number may go,
 bonus turns), ``engine`` (setup, actions, rounds, scoring), ``views`` (what each
@@ -8,10 +8,10 @@ description, for tests and tools).
 
 from __future__ import annotations
 
-from server.games.base import Game, Option
-from server.games.completto.bot import bot_action
-from server.games.completto.engine import MAX_ROUNDS, apply, legal_actions, setup, status
-from server.games.completto.views import view
+from tablehub.server.games.base import Game, Option
+from tablehub.server.games.completto.bot import bot_action
+from tablehub.server.games.completto.engine import MAX_ROUNDS, apply, legal_actions, setup, status
+from tablehub.server.games.completto.views import view
 
 HELP = """\
 Number row: make your 22 tiles read in ascending order, all face up.

@@ -1,4 +1,4 @@
-"""A sensible, deterministic number-row bot (GAMES.md §3).
+"""A sensible, deterministic number-row bot (docs/games/completto.md).
 
 Theory of operation.  The face-up numbers of a row split it into *gaps*: between face-up
 ``a`` (index ``ia``) and face-up ``b`` (index ``ib``) lie ``k`` face-down slots that must
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.games.base import Action, State
-from server.games.completto.engine import legal_actions
-from server.games.completto.rules import Row, insertions, placements
-from server.games.completto.tiles import readings, tiles_reading
+from tablehub.server.games.base import Action, State
+from tablehub.server.games.completto.engine import legal_actions
+from tablehub.server.games.completto.rules import Row, insertions, placements
+from tablehub.server.games.completto.tiles import readings, tiles_reading
 
 GOOD_FIT = 0.5
 """A face-up pool tile is worth taking when its best slot is this close to ideal."""

@@ -1,4 +1,4 @@
-"""Number row engine: setup, turn flow, rounds and scoring (GAMES.md §3).
+"""Number row engine: setup, turn flow, rounds and scoring (docs/games/completto.md).
 
 Theory of operation.  The state is plain data::
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from server.games.base import (
+from tablehub.server.games.base import (
     Action,
     BadOptions,
     Event,
@@ -34,7 +34,7 @@ from server.games.base import (
     require_int,
     require_str,
 )
-from server.games.completto.rules import (
+from tablehub.server.games.completto.rules import (
     Row,
     complete,
     face_down_count,
@@ -44,14 +44,14 @@ from server.games.completto.rules import (
     place_problem,
     placements,
 )
-from server.games.completto.tiles import (
+from tablehub.server.games.completto.tiles import (
     ALL_TILES,
     FACE_DOWN_DEAL,
     ROW_LENGTH,
     SETUP_TILES,
     readings,
 )
-from server.games.rng import Rng
+from tablehub.server.games.rng import Rng
 
 MIN_SEATS = 2
 MAX_SEATS = 4
@@ -63,7 +63,7 @@ ACTION_TYPES = ("insert", "take", "place", "discard", "move", "resign")
 
 
 def setup(options: dict[str, Any], seats: int, seed: int) -> State:
-    """A new game: deal round 1 (GAMES.md §3 "Setup")."""
+    """A new game: deal round 1 (docs/games/completto.md "Setup")."""
     if not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise BadOptions(f"number row needs {MIN_SEATS}-{MAX_SEATS} players, not {seats}")
     rounds = options.get("rounds", 1)
@@ -240,7 +240,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
 
 
 def _apply_setup(state: State, seat: int, kind: str, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §3 "Setup": insert the face-up setup tile anywhere the face-up numbers
+    """docs/games/completto.md "Setup": insert the face-up setup tile anywhere the face-up numbers
     ascend.  [house] Setup insertions never earn a bonus turn: the seed's bonus rule
     belongs to the turn actions, and setup is played by everyone at once."""
     tiles = state["setup_tiles"][seat]
@@ -313,7 +313,7 @@ def _reading(action: Action, tile: int, problem_at: Callable[[int], str | None])
 
 
 def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §3 "Take and place", first half: turn up a random face-down pool tile or
+    """docs/games/completto.md "Take and place", first half: turn up a random face-down pool tile or
     take a face-up pool tile.  Everyone sees the number."""
     if state["hand"] is not None:
         raise IllegalAction(
@@ -356,7 +356,7 @@ def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
 
 
 def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §3 "Take and place", second half: the tile in hand replaces a face-down
+    """docs/games/completto.md "Take and place", second half: the tile in hand replaces a face-down
     tile where the face-up numbers still ascend; the replaced tile goes face down into
     the pool.  Then the bonus turn or round end is settled."""
     hand = state["hand"]
@@ -400,7 +400,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
 
 
 def _discard(state: State, seat: int) -> tuple[State, list[Event]]:
-    """GAMES.md §3: a tile that fits nowhere (under either reading) goes face up into
+    """docs/games/completto.md: a tile that fits nowhere (under either reading) goes face up into
     the pool.  A tile that fits somewhere must be placed."""
     hand = state["hand"]
     if hand is None:
@@ -432,7 +432,7 @@ def _describe_spots(spots: list[list[int]]) -> str:
 
 
 def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """GAMES.md §3 "Move": take one face-down tile of your row and insert it at another
+    """docs/games/completto.md "Move": take one face-down tile of your row and insert it at another
     position (``to`` is its index in the resulting row).  No ordering rule applies."""
     if state["hand"] is not None:
         raise IllegalAction(
@@ -469,7 +469,7 @@ def _pass_turn(state: State, events: list[Event]) -> None:
 
 
 def round_penalties(state: State) -> list[int]:
-    """GAMES.md §3 "End": minus one per face-down tile left in the row.  [house] A seat
+    """docs/games/completto.md "End": minus one per face-down tile left in the row.  [house] A seat
     that resigned scores the full row (22) for every round it did not finish."""
     return [
         ROW_LENGTH if state["resigned"][seat] else face_down_count(state["rows"][seat])

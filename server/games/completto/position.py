@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import State
-from server.games.completto.rules import Cell
-from server.games.completto.tiles import ALL_TILES, readings
-from server.games.rng import Rng
+from tablehub.server.games.base import State
+from tablehub.server.games.completto.rules import Cell
+from tablehub.server.games.completto.tiles import ALL_TILES, readings
+from tablehub.server.games.rng import Rng
 
 
 def _cell(entry: Any) -> Cell | None:

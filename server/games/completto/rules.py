@@ -1,6 +1,6 @@
 """Row rules: where a face-up number may go, and when it earns a bonus turn.
 
-GAMES.md §3.  A row is a list of cells ``{"tile": t, "n": reading}`` where ``n`` is
+docs/games/completto.md.  A row is a list of cells ``{"tile": t, "n": reading}`` where ``n`` is
 ``None`` while the tile is face down.  The face-up readings of a row always ascend
 strictly from left to right; every function here keeps that invariant and only
 needs to look at the nearest face-up neighbours of a position.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.completto.tiles import readings
+from tablehub.server.games.completto.tiles import readings
 
 Cell = dict[str, Any]
 Row = list[Cell]
@@ -27,7 +27,7 @@ def face_down_count(row: Row) -> int:
 
 
 def complete(row: Row) -> bool:
-    """All tiles face up (GAMES.md §3 "End")."""
+    """All tiles face up (docs/games/completto.md "End")."""
     return bool(row) and all(cell["n"] is not None for cell in row)
 
 
@@ -60,7 +60,7 @@ def _order_problem(number: int, left: int | None, right: int | None, where: str)
 def place_problem(row: Row, pos: int, number: int) -> str | None:
     """Why ``number`` may not replace the tile at ``pos`` (None = it may).
 
-    GAMES.md §3 "Take and place": a face-up tile replaces a face-down tile of the row
+    docs/games/completto.md "Take and place": a face-up tile replaces a face-down tile of the row
     at a position where the face-up numbers still ascend.
     """
     if not 0 <= pos < len(row):
@@ -78,7 +78,7 @@ def place_problem(row: Row, pos: int, number: int) -> str | None:
 def insert_problem(row: Row, pos: int, number: int) -> str | None:
     """Why ``number`` may not be inserted before index ``pos`` (None = it may).
 
-    GAMES.md §3 "Setup": the setup tiles are inserted anywhere in the row so that the
+    docs/games/completto.md "Setup": the setup tiles are inserted anywhere in the row so that the
     face-up numbers ascend; ``pos`` is the new tile's index in the longer row.
     """
     if not 0 <= pos <= len(row):
@@ -111,7 +111,7 @@ def insertions(row: Row, tile: int) -> list[list[int]]:
 
 
 def gives_bonus(row: Row, pos: int) -> bool:
-    """GAMES.md §3 "Bonus turn": the face-up tile at ``pos`` has n-1 just left of it or
+    """docs/games/completto.md "Bonus turn": the face-up tile at ``pos`` has n-1 just left of it or
     n+1 just right of it (one bonus however many neighbours match)."""
     number = row[pos]["n"]
     if number is None:

@@ -1,4 +1,4 @@
-"""The 100 number tiles and their readings (GAMES.md §3 "Tiles").
+"""The 100 number tiles and their readings (docs/games/completto.md "Tiles").
 
 A tile is identified by the number printed on it (1..100).  Twelve tiles can also be
 read upside down as another number; the player who turns one face up into a row
@@ -12,7 +12,7 @@ ALL_TILES = tuple(range(1, 101))
 ROW_LENGTH = 22
 """Tiles in a complete row."""
 FACE_DOWN_DEAL = 17
-"""Face-down tiles each player starts the row with (GAMES.md §3 "Setup")."""
+"""Face-down tiles each player starts the row with (docs/games/completto.md "Setup")."""
 SETUP_TILES = 5
 """Tiles each player then turns up and inserts one at a time."""
 

@@ -1,4 +1,4 @@
-"""What each audience sees (GAMES.md §3 "Hidden information").
+"""What each audience sees (docs/games/completto.md "Hidden information").
 
 A face-down tile's number is known to nobody, its owner included, so every seat and
 every spectator get the same facts; only ``you`` differs.  Face-down tiles appear as
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import State, View
-from server.games.completto.engine import to_act, totals
-from server.games.completto.rules import face_down_count, placements
-from server.games.completto.tiles import readings
+from tablehub.server.games.base import State, View
+from tablehub.server.games.completto.engine import to_act, totals
+from tablehub.server.games.completto.rules import face_down_count, placements
+from tablehub.server.games.completto.tiles import readings
 
 
 def _tile(tile: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""9-tower (数字9乘塔): build a layered layout of digit tiles (GAMES.md §1).
+"""9-tower (数字9乘塔): build a layered layout of digit tiles (docs/games/nmbr9.md).
 
 Modules: ``shapes`` (the ten tiles and their rotations), ``rules`` (placement legality,
 levels, scoring, legal placements), ``engine`` (deck, simultaneous rounds, view,
@@ -7,9 +7,9 @@ status), ``bot`` (greedy placement, also the deadline fallback).
 
 from __future__ import annotations
 
-from server.games.base import Game, Option
-from server.games.nmbr9.bot import bot_action
-from server.games.nmbr9.engine import (
+from tablehub.server.games.base import Game, Option
+from tablehub.server.games.nmbr9.bot import bot_action
+from tablehub.server.games.nmbr9.engine import (
     DEFAULT_MAX_PLAYERS,
     apply,
     legal_actions,

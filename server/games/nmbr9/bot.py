@@ -1,4 +1,4 @@
-"""The 9-tower bot: a greedy, deterministic placement (GAMES.md §1).
+"""The 9-tower bot: a greedy, deterministic placement (docs/games/nmbr9.md).
 
 It is also the deadline fallback for every seat of a tournament table at once, so it
 does one ``legal_placements`` call plus a little arithmetic on the best few candidates.
@@ -15,10 +15,10 @@ Preference, in order:
 
 from __future__ import annotations
 
-from server.games.base import Action, IllegalAction, State
-from server.games.nmbr9.engine import current_card, must_act
-from server.games.nmbr9.rules import Placement, Tile, legal_placements, surface
-from server.games.nmbr9.shapes import shape_cells
+from tablehub.server.games.base import Action, IllegalAction, State
+from tablehub.server.games.nmbr9.engine import current_card, must_act
+from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements, surface
+from tablehub.server.games.nmbr9.shapes import shape_cells
 
 
 def choose_placement(tiles: list[Tile], digit: int) -> Placement:

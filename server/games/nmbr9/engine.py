@@ -1,4 +1,4 @@
-"""9-tower state machine: deck, simultaneous rounds, resign, view, status (GAMES.md §1).
+"""9-tower state machine: deck, simultaneous rounds, resign, view, status (docs/games/nmbr9.md).
 
 State (plain data; ``deck`` and ``rng`` are hidden and never reach a view or event)::
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import (
+from tablehub.server.games.base import (
     Action,
     BadOptions,
     Event,
@@ -35,7 +35,7 @@ from server.games.base import (
     action_type,
     require_int,
 )
-from server.games.nmbr9.rules import (
+from tablehub.server.games.nmbr9.rules import (
     BOUND,
     ROUNDS,
     check_placement,
@@ -43,8 +43,8 @@ from server.games.nmbr9.rules import (
     make_tile,
     tile_score,
 )
-from server.games.nmbr9.shapes import DIGITS, canonical_rotation
-from server.games.rng import Rng
+from tablehub.server.games.nmbr9.shapes import DIGITS, canonical_rotation
+from tablehub.server.games.rng import Rng
 
 DEFAULT_MAX_PLAYERS = 4
 TOURNAMENT_MAX_PLAYERS = 1000
@@ -56,7 +56,7 @@ def max_players(options: dict[str, Any]) -> int:
 
 
 def setup(options: dict[str, Any], seats: int, seed: int) -> State:
-    """Shuffle the 20 cards (two of each digit) and seat the players (GAMES.md §1 "Deck")."""
+    """Shuffle the 20 cards (two of each digit), seat the players (docs/games/nmbr9.md "Deck")."""
     limit = max_players(options)
     if not isinstance(seats, int) or isinstance(seats, bool) or not 1 <= seats <= limit:
         hint = "" if options.get("tournament") else " (more with the tournament option)"
@@ -121,7 +121,7 @@ def _parse_place(action: Action) -> tuple[int, int, int]:
 
 
 def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Place the current card's tile or resign (GAMES.md §1 "Round", "Action")."""
+    """Place the current card's tile or resign (docs/games/nmbr9.md "Round", "Action")."""
     kind = action_type(action)
     if kind not in ("place", "resign"):
         raise IllegalAction(
@@ -212,7 +212,7 @@ def remaining_counts(state: State) -> list[int]:
 
 
 def view(state: State, seat: int | None) -> View:
-    """The public view, the same for every audience (GAMES.md §1; ``public_view``).
+    """The public view, the same for every audience (docs/games/nmbr9.md; ``public_view``).
 
     Tile dicts are shared with the state (never mutated by anyone), so a 1000-seat view
     costs one small dict per seat.

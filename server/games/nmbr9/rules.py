@@ -1,4 +1,4 @@
-"""Placement legality, levels, scoring and legal placements (GAMES.md §1).
+"""Placement legality, levels, scoring and legal placements (docs/games/nmbr9.md).
 
 A player's layout is the list of tiles they placed, in round order (tile ``i`` was
 placed in round ``i + 1``).  Each tile is plain data::
@@ -27,8 +27,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import IllegalAction
-from server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS, Cell, placed_cells
+from tablehub.server.games.base import IllegalAction
+from tablehub.server.games.nmbr9.shapes import (
+    DIGITS,
+    DISTINCT_ROTATIONS,
+    ROTATIONS,
+    Cell,
+    placed_cells,
+)
 
 Tile = dict[str, Any]
 
@@ -70,7 +76,7 @@ def make_tile(digit: int, x: int, y: int, rot: int, level: int) -> Tile:
 
 
 def tile_score(tile: Tile) -> int:
-    """GAMES.md §1 "Score": digit x level (level 0 scores nothing)."""
+    """docs/games/nmbr9.md "Score": digit x level (level 0 scores nothing)."""
     return int(tile["digit"]) * int(tile["level"])
 
 
@@ -101,7 +107,7 @@ def _refuse(message: str) -> IllegalAction:
 def check_placement(tiles: list[Tile], digit: int, x: int, y: int, rot: int) -> int:
     """The level ``digit`` would land on at ``(x, y, rot)``, or ``IllegalAction``.
 
-    GAMES.md §1 "A placement is legal when": (1) the first tile goes anywhere;
+    docs/games/nmbr9.md "A placement is legal when": (1) the first tile goes anywhere;
     levels: all covered cells must have the same height, which is the tile's level;
     (3) full support and (4) two different supporting tiles on level >= 1;
     (2) same-level edge contact unless the tile opens a new level.
@@ -161,7 +167,7 @@ def _in_bounds(x: int, y: int) -> bool:
 
 
 def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
-    """Every legal placement of ``digit`` as ``(level, rot, x, y)`` (GAMES.md §1).
+    """Every legal placement of ``digit`` as ``(level, rot, x, y)`` (docs/games/nmbr9.md).
 
     One entry per distinct set of covered cells (only rotations 0 and 1 for 0 and 8),
     offsets within ``BOUND``, ordered by level (highest first), then y, x, rot.  For an

@@ -1,4 +1,4 @@
-"""The ten digit tiles and their rotations (GAMES.md §1 "Tiles").
+"""The ten digit tiles and their rotations (docs/games/nmbr9.md "Tiles").
 
 Each digit is a set of unit squares inside a 3x4 box, given below as the digit reads
 upright (rows top to bottom, ``#`` = square).  Coordinates are ``(x, y)`` with x to the

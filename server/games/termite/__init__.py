@@ -1,4 +1,4 @@
-"""Termite Towers (白蟻之塔), GAMES.md §4, seed ``002_e5b6e2b9b4daf0a9.txt``.
+"""Termite Towers (白蟻之塔): rules in docs/games/termite.md.
 
 Modules: ``data`` (the edition's cards, all [house]), ``board`` (shared queries),
 ``setup`` (setup, round start), ``day`` (dice placement, helper, bumping, queen cards),
@@ -30,8 +30,8 @@ Actions:
 
 from __future__ import annotations
 
-from server.games.base import Game, Option
-from server.games.termite import bot, engine, setup, views
+from tablehub.server.games.base import Game, Option
+from tablehub.server.games.termite import bot, engine, setup, views
 
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
 one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a

@@ -1,4 +1,4 @@
-"""Termite Towers: board queries shared by the rules modules (GAMES.md §4).
+"""Termite Towers: board queries shared by the rules modules (docs/games/termite.md).
 
 State layout (plain JSON data)::
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.rng import Rng
-from server.games.termite import data
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import data
 
 Player = dict[str, Any]
 State = dict[str, Any]
@@ -63,7 +63,7 @@ def room_dice(player: Player, room: int) -> list[int]:
 
 
 def room_takes_cube(player: Player, room: int) -> bool:
-    """A room holds at most 4 cubes or 1 egg (GAMES.md §4 components)."""
+    """A room holds at most 4 cubes or 1 egg (docs/games/termite.md components)."""
     r = player["rooms"][room]
     return not r["egg"] and len(r["cubes"]) < data.ROOM_CUBES
 
@@ -83,7 +83,7 @@ def empty_rooms(player: Player) -> list[int]:
 
 
 def room_accepts_die(player: Player, room: int, value: int) -> str | None:
-    """None if a die of ``value`` may go into ``room``, else the reason (GAMES.md §4:
+    """None if a die of ``value`` may go into ``room``, else the reason (docs/games/termite.md:
     B dice go into a room with an egg, F dice into other rooms; [house] at most 3 dice,
     all of one value)."""
     if room < 0 or room >= len(player["rooms"]):
@@ -160,7 +160,7 @@ def reached_nodes(player: Player, area: int) -> set[str]:
 
 def open_edges(player: Player, area: int) -> list[str]:
     """Edges the player may dig next in an area: not yet dug by them, touching their
-    network (GAMES.md §4: tunnels extend the player's own network from the main stake)."""
+    network (docs/games/termite.md: tunnels extend the player's own network from the main stake)."""
     reached = reached_nodes(player, area)
     mine = set(player["tunnels"][area - 1])
     return [
@@ -282,7 +282,7 @@ def column_heights(wall: list[list[str | None]]) -> list[int]:
 
 def drop_cells(wall: list[list[str | None]], cells: list[Cell], column: int) -> list[Cell] | None:
     """Where a piece lands when dropped straight down with its left edge in ``column``
-    (GAMES.md §4: like Tetris, resting on the floor or on cubes); None if it sticks out
+    (docs/games/termite.md: like Tetris, resting on the floor or on cubes); None if it sticks out
     of the wall's sides or top."""
     width = max(x for x, _ in cells) + 1
     if column < 0 or column + width > data.WALL_WIDTH:

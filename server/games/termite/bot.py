@@ -1,4 +1,4 @@
-"""Termite Towers bot (GAMES.md §4): a greedy planner, deterministic and fast.
+"""Termite Towers bot (docs/games/termite.md): a greedy planner, deterministic and fast.
 
 Plan: hold blueprints, collect the colours they need into "pure" rooms (one colour
 each), put two equal dice into a room with 4 cubes of a blueprint's colour (using a
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from server.games.base import Action, IllegalAction, State
-from server.games.termite import board, data, day, night
-from server.games.termite.engine import to_act
+from tablehub.server.games.base import Action, IllegalAction, State
+from tablehub.server.games.termite import board, data, day, night
+from tablehub.server.games.termite.engine import to_act
 
 Player = dict[str, Any]
 

@@ -1,5 +1,5 @@
 """Termite Towers night actions E (trade to build) and F (move cubes / build the wall),
-GAMES.md §4 and the seed's actions E and F.
+docs/games/termite.md and the seed's actions E and F.
 
 Wall pieces drop straight down like Tetris (rotate, never mirror; choose the column) and
 completed rows stay; each newly completed row gives one bonus marker (a ``bonus`` task).
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from server.games.base import Action, Event, IllegalAction, State
-from server.games.rng import Rng
-from server.games.termite import board, data
-from server.games.termite.gather import Task, field_int, field_str, push_front
+from tablehub.server.games.base import Action, Event, IllegalAction, State
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, data
+from tablehub.server.games.termite.gather import Task, field_int, field_str, push_front
 
 
 def _row_bonuses(state: State, seat: int, before: list[int], events: list[Event]) -> list[Task]:

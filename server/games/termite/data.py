@@ -1,4 +1,4 @@
-"""Termite Towers: tablehub's edition of the card data (GAMES.md §4, all **[house]**).
+"""Termite Towers: tablehub's edition of the card data (docs/games/termite.md, all **[house]**).
 
 The seed gives the flow of the game but not the card contents; everything here is
 plain data so the edition can be revised without touching the rules modules.

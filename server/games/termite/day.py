@@ -1,4 +1,4 @@
-"""Termite Towers: the day phase (GAMES.md §4, seed "白天階段").
+"""Termite Towers: the day phase (docs/games/termite.md, seed "白天階段").
 
 From the start player, in seat order, each player places one die per turn until all
 dice are placed.  Slots: ``A1``-``A6``, ``C*``, ``E*``, ``G*`` (one die of that value
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import Action, Event, IllegalAction, State
-from server.games.rng import Rng
-from server.games.termite import board, data, gather, night
+from tablehub.server.games.base import Action, Event, IllegalAction, State
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, data, gather, night
 
 SINGLE = data.SINGLE_SLOT_CARDS
 
@@ -115,7 +115,7 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
         if board.active(state, owner):
             state["day"]["bumped"] = {"seat": owner, "die": vindex}
             if not place_options(state, owner, [vindex], helpers=False):
-                # Nowhere legal: the die sits out this round (GAMES.md §4).
+                # Nowhere legal: the die sits out this round (docs/games/termite.md).
                 state["players"][owner]["dice"][vindex]["at"] = "X"
                 state["day"]["bumped"] = None
         else:
@@ -194,7 +194,7 @@ def place_options(state: State, seat: int, dice: list[int], helpers: bool = True
 
 
 def queen_options(state: State, seat: int) -> list[Action]:
-    """Every legal ``play_queen`` now (GAMES.md §4 queen cards)."""
+    """Every legal ``play_queen`` now (docs/games/termite.md queen cards)."""
     player = state["players"][seat]
     free = board.unplaced(player)
     out: list[Action] = []

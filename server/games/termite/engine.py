@@ -1,4 +1,4 @@
-"""Termite Towers: the engine entry points (legal_actions, apply, status), GAMES.md §4.
+"""Termite Towers: the engine entry points (legal_actions, apply, status), docs/games/termite.md.
 
 Actions (all from the seat in ``status.to_act``, except ``resign``):
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import Action, Event, IllegalAction, State, action_type
-from server.games.rng import Rng
-from server.games.termite import board, day, night, scoring
+from tablehub.server.games.base import Action, Event, IllegalAction, State, action_type
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, day, night, scoring
 
 
 def to_act(state: State) -> list[int]:

@@ -1,4 +1,4 @@
-"""Termite Towers night actions A, B, C, D and G, plus the row bonus (GAMES.md §4).
+"""Termite Towers night actions A, B, C, D and G, plus the row bonus (docs/games/termite.md).
 
 Each choice kind has ``*_options(state, task)`` (every legal ``choose`` action) and
 ``resolve_*(state, task, action, rng, events)`` which checks the action with a precise
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import Action, Event, IllegalAction, State
-from server.games.rng import Rng
-from server.games.termite import board, data
+from tablehub.server.games.base import Action, Event, IllegalAction, State
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, data
 
 Task = dict[str, Any]
 
@@ -190,7 +190,7 @@ def resolve_tunnel(state: State, task: Task, action: Action, rng: Rng, events: l
 
 def majority(state: State, area: int) -> tuple[dict[int, int], list[tuple[int, int]]]:
     """Counts per owner on D<area>'s collect slot (-1 = neutral; a soldier counts 2) and
-    the awards as (seat, cubes) in resolution order (GAMES.md §4 / seed action D):
+    the awards as (seat, cubes) in resolution order (docs/games/termite.md / seed action D):
     most = 2 cubes, second = 1; a tie for most gives each tied player 1 and no second
     place [house]; a tie for second gives nothing; neutral dice take places but never
     cubes."""
@@ -315,7 +315,7 @@ def bonus_options(state: State, task: Task) -> list[Action]:
 
 def resolve_bonus(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
     """A completed wall row: put a marker on a free bonus space and take its reward
-    (GAMES.md §4 bonus spaces); a reward the supply cannot give is lost."""
+    (docs/games/termite.md bonus spaces); a reward the supply cannot give is lost."""
     seat = task["seat"]
     space = field_str(action, "space")
     player = state["players"][seat]

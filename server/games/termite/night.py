@@ -1,4 +1,4 @@
-"""Termite Towers: the night phase as a task queue (GAMES.md §4, seed "夜晚階段").
+"""Termite Towers: the night phase as a task queue (docs/games/termite.md, seed "夜晚階段").
 
 Theory of operation: at nightfall ``start_night`` lists one task per die in resolution
 order (cards A to G, each from die value 1 to 6; D digs every tunnel before any
@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from server.games.base import Action, Event, IllegalAction, State
-from server.games.rng import Rng
-from server.games.termite import board, build, gather, scoring
-from server.games.termite.gather import Task
-from server.games.termite.setup import start_round
+from tablehub.server.games.base import Action, Event, IllegalAction, State
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, build, gather, scoring
+from tablehub.server.games.termite.gather import Task
+from tablehub.server.games.termite.setup import start_round
 
 Options = Callable[[State, Task], list[Action]]
 Resolve = Callable[[State, Task, Action, Rng, list[Event]], None]

@@ -1,4 +1,4 @@
-"""Termite Towers: end triggers, final scoring and tie-breakers (GAMES.md §4, seed
+"""Termite Towers: end triggers, final scoring and tie-breakers (docs/games/termite.md, seed
 "游戲結束").
 
 Score = completed blueprints' points + goal cards (+2 to each player who does at least
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import Event, State
-from server.games.termite import board, data
+from tablehub.server.games.base import Event, State
+from tablehub.server.games.termite import board, data
 
 
 def rows_done(player: dict[str, Any]) -> int:

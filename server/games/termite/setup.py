@@ -1,4 +1,4 @@
-"""Termite Towers: setup and the start of each round (GAMES.md §4 "Setup", seed steps 1-10).
+"""Termite Towers: setup and the start of each round (docs/games/termite.md "Setup").
 
 ``setup`` deals the stake cards face down, shuffles blueprints (4 face up), builds the
 queen deck by player count, places goal cards between neighbours, chooses a start player
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import JSON, BadOptions, Event, State
-from server.games.rng import Rng
-from server.games.termite import board, data
+from tablehub.server.games.base import JSON, BadOptions, Event, State
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.termite import board, data
 
 
 def setup(options: dict[str, JSON], seats: int, seed: int) -> State:

@@ -1,4 +1,4 @@
-"""Termite Towers: what each audience sees (GAMES.md §4; DESIGN.md hidden information).
+"""Termite Towers: what each audience sees (docs/games/termite.md; hidden information).
 
 Public: action cards and dice (values are public once rolled), main stakes, face-up
 stake cards, tunnels, rooms, walls, bonus markers, completed blueprints, face-up
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.base import State, View
-from server.games.termite import board, data, night, scoring
-from server.games.termite.engine import to_act
+from tablehub.server.games.base import State, View
+from tablehub.server.games.termite import board, data, night, scoring
+from tablehub.server.games.termite.engine import to_act
 
 
 def _die(state: State, owner: int, index: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-// Wall duel view (GAMES.md §2): the shared wall seen from the side (row 0 at the
+// Wall duel view (docs/games/brix.md): the shared wall seen from the side (row 0 at the
 // bottom), cubes in their colour with their symbol; on your turn choose the brick's
 // lie (horizontal / vertical), which end is orange and which symbols show, and click a
 // marked target (the brick's left / lower cell) to place it.  In the move phase click

@@ -1,4 +1,4 @@
-// Number row view (GAMES.md §3): your row of 22 (face-down tiles are "?"), the other
+// Number row view (docs/games/completto.md): your row of 22 (face-down tiles are "?"), the other
 // rows, the pool (face-down count and face-up tiles) and the tile in hand.  Setup: pick
 // a gap to insert your face-up tile.  Your turn: draw from the pool or take a face-up
 // tile, then click a highlighted slot to place it (or discard it when it fits nowhere);

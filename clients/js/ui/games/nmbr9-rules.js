@@ -1,5 +1,5 @@
 // 9-tower placement rules, client side (a port of server/games/nmbr9/{shapes,rules}.py,
-// GAMES.md §1), so the ghost tile can say legal/illegal, the level it would land on and
+// docs/games/nmbr9.md), so the ghost tile can say legal/illegal, the level it would land on and
 // why not -- in the server's own words -- without a round trip.  The server stays the
 // authority; the node tests check this port against the server's legal list.
 
@@ -52,7 +52,7 @@ export function placedCells(digit, x, y, rot) {
   return shapeCells(digit, rot).map(([dx, dy]) => [x + dx, y + dy]);
 }
 
-/** GAMES.md §1 "Score": digit x level. */
+/** docs/games/nmbr9.md "Score": digit x level. */
 export const tileScore = (tile) => tile.digit * tile.level;
 
 const key = (x, y) => `${x},${y}`;

@@ -1,4 +1,4 @@
-// 9-tower view (GAMES.md §1): your layered board with the current tile as a ghost that
+// 9-tower view (docs/games/nmbr9.md): your layered board with the current tile as a ghost that
 // follows the pointer (rotate with Q/E or the buttons; it shows the level it would land
 // on, or why it cannot go there), click to pin it, click again / Enter / Confirm to
 // place; the remaining-cards tracker, a live leaderboard and everyone's boards.

@@ -1,4 +1,4 @@
-// Termite Towers view (GAMES.md §4): the action cards A/C/E/G (a slot per die value),
+// Termite Towers view (docs/games/termite.md): the action cards A/C/E/G (a slot per die value),
 // the six stake areas D1-D6 (main stake cubes, tunnel and collect dice, the stake-card
 // pyramid, everyone's tunnels), your board (dice, rooms, wall, blueprints, queen cards)
 // and the other players' boards.  Day: click one of your dice, then a highlighted slot

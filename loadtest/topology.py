@@ -1,0 +1,257 @@
+"""A local multi-process deployment: redis-server + N hubs + nginx, as in production.
+
+``tablehub cluster`` starts it for trying by hand; the tests and the load tool use
+:class:`LocalCluster` directly.  It mirrors ``docker-compose.yml`` with local processes:
+the balancer is a real nginx running ``deploy/nginx.conf`` itself, rendered for local
+ports (:func:`render_nginx_conf`), so the config a deployment uses is the one the
+cluster tests exercise.  This is tooling: nothing in the hub's runtime imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(check: object, what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if callable(check) and check():
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} did not come up")
+        time.sleep(0.05)
+
+
+def _healthy(port: int) -> bool:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as resp:
+        return bool(resp.status == 200)
+
+
+def _accepts(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        return True
+
+
+def start_redis(workdir: str, appendonly: bool) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on a free loopback port, keeping its files in ``workdir``."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server not found: install it (or point at one with a URL)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            workdir,
+            "--appendonly",
+            "yes" if appendonly else "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: proc.poll() is None and _accepts(port), "redis-server")
+    except TimeoutError:
+        proc.kill()
+        raise
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+NGINX_CONF = Path(__file__).resolve().parent / "nginx.conf"
+"""``deploy/nginx.conf`` (a symbolic link in the repository, a copy in the wheel)."""
+
+NGINX_MISSING = (
+    "tablehub cluster uses nginx as its balancer, with the same deploy/nginx.conf a "
+    "deployment runs, and nginx is not installed.  On Debian or Ubuntu: "
+    "apt-get install nginx-light (any nginx 1.18 or newer will do; put it on PATH)."
+)
+
+
+class NginxMissing(RuntimeError):
+    def __init__(self) -> None:
+        super().__init__(NGINX_MISSING)
+
+
+def render_nginx_conf(template: str, listen_port: int, hub_ports: list[int], workdir: str) -> str:
+    """``deploy/nginx.conf`` for local processes: the upstream servers become the local
+    hubs, the listen port a free one, and the process files go to ``workdir``.  Every
+    other line (timeouts, upgrade headers, retries) is the deployment's own."""
+    upstream = re.compile(r"(upstream hubs \{\n)\s*server \S+( [^\n]*)?;\n(?:\s*server [^\n]*\n)*")
+    match = upstream.search(template)
+    if match is None or template.count("listen 8000;") != 1:
+        raise ValueError("nginx.conf: expected one 'upstream hubs' block and one 'listen 8000'")
+    params = match.group(2) or ""  # the deployment's server parameters (max_fails…)
+    servers = "".join(f"        server 127.0.0.1:{port}{params};\n" for port in hub_ports)
+    body = upstream.sub(lambda m: m.group(1) + servers, template, count=1)
+    body = body.replace("listen 8000;", f"listen 127.0.0.1:{listen_port};")
+    local_files = (
+        f"    access_log off;\n    client_body_temp_path {workdir}/body;\n"
+        f"    proxy_temp_path {workdir}/proxy;\n"
+    )
+    body = body.replace("http {\n", "http {\n" + local_files, 1)
+    return f"daemon off;\npid {workdir}/nginx.pid;\nerror_log stderr warn;\n{body}"
+
+
+def nginx_binary() -> str:
+    """nginx's path: ``TABLEHUB_NGINX`` when set, else PATH, else the usual sbin paths."""
+    chosen = os.environ.get("TABLEHUB_NGINX")
+    candidates = [chosen] if chosen else [shutil.which("nginx"), "/usr/sbin/nginx"]
+    binary = next((p for p in candidates if p and os.access(p, os.X_OK)), None)
+    if binary is None:
+        raise NginxMissing()
+    return binary
+
+
+@dataclass
+class LocalCluster:
+    hubs: int = 2
+    redis_url: str | None = None
+    lease_ms: int = 3000
+    hub_ports: list[int] = field(default_factory=list)
+    balancer_port: int = 0
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    _redis_dir: str | None = None
+    _nginx_dir: str | None = None
+
+    def start(self) -> LocalCluster:
+        nginx = nginx_binary()  # before starting anything: say at once when it is missing
+        self.start_redis_only()
+        for i in range(self.hubs):
+            self.start_hub(i)
+        self.balancer_port = free_port()
+        self._nginx_dir = tempfile.mkdtemp(prefix="tablehub-nginx-")
+        conf = Path(self._nginx_dir) / "nginx.conf"
+        conf.write_text(
+            render_nginx_conf(
+                NGINX_CONF.read_text(), self.balancer_port, self.hub_ports, self._nginx_dir
+            )
+        )
+        self.procs["balancer"] = subprocess.Popen(
+            [nginx, "-p", self._nginx_dir, "-c", str(conf), "-e", "stderr"],
+        )
+        wait_for(lambda: _accepts(self.balancer_port), "nginx")
+        return self
+
+    def start_redis_only(self) -> None:
+        """Start a throwaway redis-server (AOF on) unless ``redis_url`` was given."""
+        if self.redis_url is None:
+            self._redis_dir = tempfile.mkdtemp(prefix="tablehub-cluster-")
+            self.procs["redis"], self.redis_url = start_redis(self._redis_dir, appendonly=True)
+
+    def start_hub(self, index: int) -> None:
+        if index < len(self.hub_ports):
+            port = self.hub_ports[index]
+        else:
+            port = free_port()
+            self.hub_ports.append(port)
+        env = {**os.environ, "TABLEHUB_LEASE_MS": str(self.lease_ms)}
+        self.procs[f"hub{index}"] = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tablehub.server.cli",
+                "serve",
+                "--port",
+                str(port),
+                "--store",
+                str(self.redis_url),
+                "--log-level",
+                "warning",
+            ],
+            env=env,
+        )
+        wait_for(lambda: _healthy(port), f"hub {index}")
+
+    def hub_url(self, index: int) -> str:
+        return f"ws://127.0.0.1:{self.hub_ports[index]}/ws"
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.balancer_port}/ws"
+
+    def kill_hub(self, index: int, sig: int = signal.SIGKILL) -> None:
+        proc = self.procs.pop(f"hub{index}")
+        proc.send_signal(sig)
+        proc.wait(15)
+
+    def stop(self) -> None:
+        for name, proc in reversed(list(self.procs.items())):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+            del self.procs[name]
+        for folder in (self._redis_dir, self._nginx_dir):
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def add_cluster_command(sub: Any) -> None:
+    """Add ``cluster`` to the ``tablehub`` subcommands (entry point ``tablehub.commands``)."""
+    cluster = sub.add_parser(
+        "cluster",
+        help="run redis-server + several hubs + nginx locally (Redis store)",
+        description="The docker-compose topology with local processes: redis-server, "
+        "N hubs on the Redis store and nginx with deploy/nginx.conf in front.",
+    )
+    cluster.add_argument("--hubs", type=int, default=2)
+    cluster.add_argument("--redis", default=None, help="use this Redis instead of starting one")
+    cluster.set_defaults(run=run_cluster)
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    try:
+        cluster = LocalCluster(hubs=args.hubs, redis_url=args.redis).start()
+    except NginxMissing as err:
+        print(f"tablehub cluster: {err}", file=sys.stderr)
+        return 2
+    print(f"redis:    {cluster.redis_url}")
+    for i, port in enumerate(cluster.hub_ports):
+        print(f"hub {i}:    http://127.0.0.1:{port}/")
+    print(f"nginx:    http://127.0.0.1:{cluster.balancer_port}/  (Ctrl-C stops all)", flush=True)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops it like Ctrl-C
+    try:
+        while all(p.poll() is None for p in cluster.procs.values()):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        cluster.stop()
+    return 0
