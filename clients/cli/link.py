@@ -51,7 +51,8 @@ class SeatRequest:
     table: str | None = None
     seat: int | None = None
     bots: int = 0
-    bot_level: int = 1
+    bot_level: str | None = None
+    """A bot level id of the game (``list_games``); None = the game's default."""
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -318,7 +319,8 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
         notify("joined", {"table": table, "seat": seat, "resumed": resumed})
         if created:
             for _ in range(req.bots):
-                reply = await conn.request("add_bot", table=table, level=req.bot_level)
+                level = {} if req.bot_level is None else {"level": req.bot_level}
+                reply = await conn.request("add_bot", table=table, **level)
                 notify("bot", {"table": table, "seat": reply["seat"]})
     except ServerError as err:
         await conn.close()

@@ -2,7 +2,7 @@
 
 ::
 
-    tablehub play [--url URL] [--name NAME] [--game nmbr9] [--seats N] [--bots N]
+    tablehub play [--url URL] [--name NAME] [--game nmbr9] [--seats N] [--bots N [--bot-level L]]
                   [--turn-seconds S] [--option key=value ...]       # create a table
     tablehub play --table ID [--seat N]                              # join / come back
     tablehub play ... --script [--auto] [--brief]  # JSON lines for programs (script.py)
@@ -84,7 +84,12 @@ def add_play_command(sub: Any) -> None:
     play.add_argument("--table", help="join this table instead of creating one")
     play.add_argument("--seat", type=int, help="take this seat (default: the first free one)")
     play.add_argument("--bots", type=int, default=0, help="bots to add when creating")
-    play.add_argument("--bot-level", type=int, default=1, help="level of those bots")
+    play.add_argument(
+        "--bot-level",
+        metavar="LEVEL",
+        help="level of those bots (default: the game's default): easy or strong for "
+        "9-tower, brix and completto; termite has one level",
+    )
     play.add_argument("--turn-seconds", type=float, help="turn deadline when creating")
     play.add_argument(
         "--option",

@@ -14,8 +14,11 @@ Rules for engine authors:
 * All randomness comes from :class:`server.games.rng.Rng` whose state is stored inside
   the game state, so ``setup`` + replaying the log reproduces the game exactly.
 * No clock, no I/O, no global ``random``.  Deadlines are the hub's business: when a seat
-  misses one, the hub asks ``bot_action`` for that seat and applies the result as an
-  ordinary action.
+  misses one, the hub asks the game's fast bot level for that seat and applies the
+  result as an ordinary action.
+* Bots come in levels (:class:`BotLevel`), weakest first; a bot's move depends only on
+  the state and the seat (any randomness from the state), and uses only what that seat
+  may see.
 * ``view(state, seat)`` is all that audience may see; ``seat=None`` is a spectator.
   Hidden information (deck order, face-down numbers, other players' hands, RNG state)
   never appears in any view or event.
@@ -96,6 +99,23 @@ class Option:
         return out
 
 
+BotMove: TypeAlias = Callable[[State, int], Action]
+"""A bot: ``(state, seat) -> action`` for a seat that must act now."""
+
+
+@dataclass(frozen=True)
+class BotLevel:
+    """One bot level a player can choose; ``name`` and ``description`` are for players."""
+
+    id: str
+    name: str
+    description: str
+    move: BotMove
+
+    def describe(self) -> dict[str, JSON]:
+        return {"id": self.id, "name": self.name, "description": self.description}
+
+
 @dataclass(frozen=True)
 class Game:
     """A registered game: metadata plus the engine's pure functions.
@@ -127,6 +147,51 @@ class Game:
     hub then computes and diffs one view per table instead of one per seat."""
     max_players_with_options: Callable[[dict[str, JSON]], int] | None = None
     """Seat limit for given options (e.g. a large tournament table); default max_players."""
+    bots: tuple[BotLevel, ...] = ()
+    """The bot levels, weakest first; empty means one level playing ``bot_action``."""
+    default_bot_level: str = ""
+    """Level id ``add_bot`` uses when it names none (``bot_action`` should be its move);
+    default the strongest."""
+    fast_bot_level: str = ""
+    """Level id of the deadline fallback, which may play for every seat of a large table
+    at once; default the weakest."""
+
+    def __post_init__(self) -> None:
+        if not self.bots:
+            only = BotLevel("standard", "Standard", "The game's computer player.", self.bot_action)
+            object.__setattr__(self, "bots", (only,))
+        ids = [level.id for level in self.bots]
+        if not self.default_bot_level:
+            object.__setattr__(self, "default_bot_level", ids[-1])
+        if not self.fast_bot_level:
+            object.__setattr__(self, "fast_bot_level", ids[0])
+        if self.default_bot_level not in ids or self.fast_bot_level not in ids:
+            raise ValueError(f"{self.id}: default and fast bot levels must be among {ids}")
+
+    def bot_level(self, level: str | int | None) -> BotLevel:
+        """The level ``add_bot`` asked for (protocol/README.md "Bot levels").
+
+        ``None`` is the default level; a string must be a level id; an integer (the old
+        1-3 scale) is the n-th level from the weakest, clamped to the ones there are.
+        Anything else raises ``BadOptions`` listing the level ids.
+        """
+        if level is None:
+            level = self.default_bot_level
+        if isinstance(level, int) and not isinstance(level, bool):
+            return self.bots[min(max(level, 1), len(self.bots)) - 1]
+        for candidate in self.bots:
+            if candidate.id == level:
+                return candidate
+        ids = ", ".join(candidate.id for candidate in self.bots)
+        raise BadOptions(f"{self.name} has no bot level {level!r}; its levels are: {ids}")
+
+    def bot_move(self, state: State, seat: int, level: str | None) -> Action:
+        """The move of the bot of level id ``level``; ``None`` or an id this game does not
+        have (a record from an older server) plays the default level."""
+        for candidate in self.bots:
+            if candidate.id == level:
+                return candidate.move(state, seat)
+        return self.bot_action(state, seat)
 
     def seat_limit(self, options: dict[str, JSON]) -> int:
         if self.max_players_with_options is not None:
@@ -152,6 +217,8 @@ class Game:
             "max_players": self.max_players,
             "options": {name: spec.describe() for name, spec in self.options.items()},
             "help": self.help,
+            "bot_levels": [level.describe() for level in self.bots],
+            "default_bot_level": self.default_bot_level,
         }
 
 

@@ -362,7 +362,7 @@ class Session:
 
     async def on_add_bot(self, msg: dict[str, Any]) -> None:
         await self.hub.table(msg["table"])
-        future = self._submit(msg["table"], AddBot(msg.get("seat"), msg.get("level", 1)))
+        future = self._submit(msg["table"], AddBot(msg.get("seat"), msg.get("level")))
         self._answer(msg["id"], future, lambda result: self.reply(msg["id"], seat=result["seat"]))
 
     async def on_spectate(self, msg: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import Action, Event, Game, GameError
+from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError
 from tablehub.server.store.base import Store, VersionConflict
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -62,7 +62,8 @@ class Join(Command):
 @dataclass
 class AddBot(Command):
     seat: int | None
-    level: int
+    level: str | int | None
+    """A level id of the game, an old-style integer, or None for the default."""
 
 
 @dataclass
@@ -102,7 +103,7 @@ def command_from_plain(data: dict[str, Any]) -> Command:
     if kind == "join":
         return Join(data["name"], data.get("seat"), data.get("token"))
     if kind == "add_bot":
-        return AddBot(data.get("seat"), data.get("level", 1))
+        return AddBot(data.get("seat"), data.get("level"))
     raise ValueError(f"unknown forwarded command {kind!r}")
 
 
@@ -215,8 +216,12 @@ class TableActor:
         return {"seat": index, "token": token}
 
     async def _add_bot(self, cmd: AddBot) -> dict[str, Any]:
+        try:
+            level = self.game.bot_level(cmd.level).id
+        except BadOptions as err:
+            raise TableError(err.code, err.message) from None
         index = self._free_seat(cmd.seat)
-        await self._take_seat(index, Seat(name=f"bot {index + 1}", bot=True, level=cmd.level))
+        await self._take_seat(index, Seat(name=f"bot {index + 1}", bot=True, level=level))
         return {"seat": index}
 
     def _free_seat(self, wanted: int | None) -> int:
@@ -271,7 +276,8 @@ class TableActor:
         return {"version": self.record.version}
 
     async def _deadline(self, cmd: DeadlinePassed) -> dict[str, Any]:
-        """Fallback moves (the bot's) for every seat still to act in the expired turn."""
+        """Fallback moves for every seat still to act in the expired turn, by the game's
+        fast bot level (a tournament table may need a thousand at once)."""
         record = self.record
         if record.status is not TableStatus.PLAYING or record.deadline_turn != cmd.turn:
             return {"applied": 0}
@@ -281,20 +287,20 @@ class TableActor:
                 break
             if seat not in self.game.status(self.record.state)["to_act"]:
                 continue
-            action = self.game.bot_action(self.record.state, seat)
+            action = self.game.bot_move(self.record.state, seat, self.game.fast_bot_level)
             await self._act(Act(seat, action, by="deadline"))
             applied += 1
         return {"applied": applied}
 
     async def _bot(self, cmd: BotMove) -> dict[str, Any]:
-        """The bot's move for its seat, computed on the state as it is now."""
+        """The move of the seat's bot level, computed on the state as it is now."""
         self._pending_bots.discard(cmd.seat)
         record = self.record
         if record.status is not TableStatus.PLAYING:
             return {"applied": 0}
         if cmd.seat not in self.game.status(record.state)["to_act"]:
             return {"applied": 0}
-        action = self.game.bot_action(record.state, cmd.seat)
+        action = self.game.bot_move(record.state, cmd.seat, record.seats[cmd.seat].level)
         try:
             await self._act(Act(cmd.seat, action, by="bot"))
         except TableError as err:  # a bot bug must not stall the table: the deadline covers it

@@ -35,7 +35,8 @@ LogEntry = dict[str, Any]
 class Seat:
     name: str | None = None
     bot: bool = False
-    level: int = 1
+    level: str | None = None
+    """A bot seat's level id (``Game.bots``); None for people."""
     token_hash: str | None = None
     """SHA-256 of the seat token; the token itself is only ever sent to its holder."""
 
@@ -70,7 +71,7 @@ class TableRecord:
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> TableRecord:
         data = dict(data)
-        data["seats"] = [Seat(**s) for s in data["seats"]]
+        data["seats"] = [_seat_from_plain(data["game"], s) for s in data["seats"]]
         data["status"] = TableStatus(data["status"])
         return cls(**data)
 
@@ -87,6 +88,17 @@ class TableRecord:
                 "turn_seconds": None if self.turn_ms is None else self.turn_ms / 1000,
             },
         }
+
+
+def _seat_from_plain(game_id: str, data: dict[str, Any]) -> Seat:
+    """A stored seat; records from before bot level ids kept an integer 1-3 on every
+    seat, which becomes the n-th level of the game for a bot and nothing for a person."""
+    data = dict(data)
+    level = data.get("level")
+    if isinstance(level, int):
+        game = get_game(game_id)
+        data["level"] = game.bot_level(level).id if data.get("bot") and game else None
+    return Seat(**data)
 
 
 def replay(record: TableRecord, log: list[LogEntry]) -> State:

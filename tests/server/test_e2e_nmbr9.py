@@ -138,7 +138,7 @@ async def test_a_large_tournament_table_coalesces_bursts_into_consistent_patches
         spans.append(m["to"] - m["from"]) if m["t"] == "patch" else None
     )
     for _ in range(40):
-        await watchers[0].request("add_bot", table=table)
+        await watchers[0].request("add_bot", table=table, level="easy")
     final = await watchers[0].wait_for(table, lambda m: m.view["status"] == "finished", 120)
     last = hub.hub.live[table].record.version
     assert last == 40 + 40 * 20, "a version per seat taken and per placement"

@@ -21,7 +21,7 @@ Actions (all JSON objects):
 from __future__ import annotations
 
 from tablehub.server.games.base import Game
-from tablehub.server.games.brix.bot import bot_action
+from tablehub.server.games.brix.bot import LEVELS, strong_action
 from tablehub.server.games.brix.rules import OPTIONS, apply, legal_actions, setup, status, view
 
 HELP = """\
@@ -67,7 +67,9 @@ GAME = Game(
     apply=apply,
     view=view,
     status=status,
-    bot_action=bot_action,
+    bot_action=strong_action,
+    bots=LEVELS,
+    default_bot_level="strong",
     options=OPTIONS,
     help=HELP,
     public_view=True,

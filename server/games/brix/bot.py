@@ -1,4 +1,8 @@
-"""The wall-duel bot (docs/games/brix.md): legal, never collapses, one ply of care.
+"""The wall-duel bot levels (docs/games/brix.md): legal, never collapses, one ply of care.
+
+Both levels share the order of preference below; ``strong`` checks the opponent's
+replies to its best ``_CHECKS`` candidates (step 3), ``easy`` checks none and plays its
+best candidate by the window heuristic.
 
 Order of preference:
 
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.server.games.base import Action, IllegalAction, State
+from tablehub.server.games.base import Action, BotLevel, IllegalAction, State
 from tablehub.server.games.brix.rules import legal_actions, move_action, origin, place_action
 from tablehub.server.games.brix.wall import (
     FACES,
@@ -36,13 +40,40 @@ _GROW = (0, 0, 3, 14, 0)  # own window holding k of our values after the move
 _HELP = (0, 0, 3, 18, 0)  # opponent window holding k of their values after the move
 _BLOCK = (0, 0, 4, 24, 0)  # opponent window holding k of their values, now blocked
 _FREEDOM = 6  # per brick (up to 3) the opponent may take without a collapse
-_CHECKS = {"place": 40, "move": 14}
+_CHECKS = {"place": 400, "move": 140}
+_NO_CHECKS = {"place": 0, "move": 0}
 _VARIANTS = [(o, f) for o in (0, 1) for f in FACES]
 
 Candidate = tuple[int, int, Action, Wall, int, Pos, int, str]
 
 
-def bot_action(state: State, seat: int) -> Action:
+def easy_action(state: State, seat: int) -> Action:
+    """The best move by the window heuristic, without looking at the opponent's replies."""
+    return _choose(state, seat, _NO_CHECKS, threats=False)
+
+
+def strong_action(state: State, seat: int) -> Action:
+    """The best move by the window heuristic after which the opponent cannot win at once."""
+    return _choose(state, seat, _CHECKS, threats=True)
+
+
+LEVELS = (
+    BotLevel(
+        "easy",
+        "Easy",
+        "Makes its own lines and blocks yours, but does not look at your replies.",
+        easy_action,
+    ),
+    BotLevel(
+        "strong",
+        "Strong",
+        "Also checks that you cannot win with your next move.",
+        strong_action,
+    ),
+)
+
+
+def _choose(state: State, seat: int, checks: dict[str, int], threats: bool) -> Action:
     if state["result"] is not None or seat != state["to_act"]:
         raise IllegalAction("this seat has nothing to do now", "not_your_turn")
     mine: list[str] = state["targets"][seat]
@@ -110,12 +141,21 @@ def bot_action(state: State, seat: int) -> Action:
     candidates.sort(key=lambda c: (c[0], c[1]))
     if last_move:
         return candidates[0][2]  # the move limit ends the game after this move
-    for _, _, action, rest, new_id, pos, orange, face in candidates[: _CHECKS[_phase(placing)]]:
+    best: tuple[int, Action] | None = None
+    for _, _, action, rest, new_id, pos, orange, face in candidates[: checks[_phase(placing)]]:
         after = rest.copy()
         after.put(new_id, pos[0], pos[1], pos[2], orange, face)
-        if not _opponent_can_win(after, theirs, supply_after, new_id):
+        if _opponent_can_win(after, theirs, supply_after, new_id):
+            continue
+        if not threats:
             return action
-    return candidates[0][2]
+        # Two cells where we would win next turn are hard to block with one brick.
+        count = _threat_cells(after, mine, 2)
+        if best is None or count > best[0]:
+            best = (count, action)
+        if count >= 2:
+            break
+    return candidates[0][2] if best is None else best[1]
 
 
 def _free_bricks(wall: Wall) -> set[int]:
@@ -173,6 +213,23 @@ def _opponent_can_win(wall: Wall, theirs: list[str], supply: int, locked: int) -
         if _threat_reachable(wall.without(bid), theirs, pos):
             return True
     return False
+
+
+def _threat_cells(wall: Wall, values: list[str], enough: int) -> int:
+    """How many cells (up to ``enough``) one legal placement could fill to make four of
+    ``values``."""
+    seen: set[Cell] = set()
+    found = 0
+    for pos in wall.positions():
+        for cell in brick_cells(*pos):
+            if cell in seen:
+                continue
+            seen.add(cell)
+            if any(wall.completes(cell, v) for v in values):
+                found += 1
+                if found >= enough:
+                    return found
+    return found
 
 
 def _threat_reachable(wall: Wall, values: list[str], exclude: Pos | None) -> bool:

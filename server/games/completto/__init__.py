@@ -2,14 +2,14 @@
 
 Modules: ``tiles`` (the 100 tiles and their readings), ``rules`` (where a number may go,
 bonus turns), ``engine`` (setup, actions, rounds, scoring), ``views`` (what each
-audience sees), ``bot`` (the server bot), ``position`` (build a position from a
+audience sees), ``bot`` (the bot levels), ``position`` (build a position from a
 description, for tests and tools).
 """
 
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
-from tablehub.server.games.completto.bot import bot_action
+from tablehub.server.games.completto.bot import LEVELS, strong_action
 from tablehub.server.games.completto.engine import MAX_ROUNDS, apply, legal_actions, setup, status
 from tablehub.server.games.completto.views import view
 
@@ -42,7 +42,9 @@ GAME = Game(
     apply=apply,
     view=view,
     status=status,
-    bot_action=bot_action,
+    bot_action=strong_action,
+    bots=LEVELS,
+    default_bot_level="strong",
     options={
         "rounds": Option(
             "integer",

@@ -1,4 +1,8 @@
-"""A sensible, deterministic number-row bot (docs/games/completto.md).
+"""The number-row bot levels (docs/games/completto.md): sensible and deterministic.
+
+``strong`` plays as described below.  ``easy`` keeps its row feasible and balanced the
+same way but does not look for bonus turns: it turns up a face-down pool tile while
+there is one and never moves its own face-down tiles while the pool lasts.
 
 Theory of operation.  The face-up numbers of a row split it into *gaps*: between face-up
 ``a`` (index ``ia``) and face-up ``b`` (index ``ib``) lie ``k`` face-down slots that must
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablehub.server.games.base import Action, State
+from tablehub.server.games.base import Action, BotLevel, State
 from tablehub.server.games.completto.engine import legal_actions
 from tablehub.server.games.completto.rules import Row, insertions, placements
 from tablehub.server.games.completto.tiles import readings, tiles_reading
@@ -106,15 +110,17 @@ def _face_down_between(row: Row, lo: int, hi: int) -> int:
 
 
 def place_key(
-    row: Row, avail: Availability, pos: int, number: int
+    row: Row, avail: Availability, pos: int, number: int, seek_bonus: bool = True
 ) -> tuple[int, int, float, int, int]:
-    """Sort key of replacing the face-down tile at ``pos`` by ``number`` (lower is better)."""
+    """Sort key of replacing the face-down tile at ``pos`` by ``number`` (lower is better);
+    without ``seek_bonus`` a bonus turn is not preferred."""
     left_idx, left, right_idx, right = _bounds(row, pos, inclusive_right=False)
     k_left = _face_down_between(row, left_idx + 1, pos)
     k_right = _face_down_between(row, pos + 1, right_idx)
     overflow, error = _split_key(avail, left, right, number, k_left, k_right)
-    bonus = (pos > 0 and row[pos - 1]["n"] == number - 1) or (
-        pos + 1 < len(row) and row[pos + 1]["n"] == number + 1
+    bonus = seek_bonus and (
+        (pos > 0 and row[pos - 1]["n"] == number - 1)
+        or (pos + 1 < len(row) and row[pos + 1]["n"] == number + 1)
     )
     return overflow, 0 if bonus else 1, error, pos, number
 
@@ -128,8 +134,34 @@ def insert_key(row: Row, avail: Availability, pos: int, number: int) -> tuple[in
     return overflow, error, pos, number
 
 
-def bot_action(state: State, seat: int) -> Action:
-    """A legal action for ``seat``, which must act now."""
+def easy_action(state: State, seat: int) -> Action:
+    """The easy level's legal action for ``seat``, which must act now."""
+    return _choose(state, seat, careful=False)
+
+
+def strong_action(state: State, seat: int) -> Action:
+    """The strong level's legal action for ``seat``, which must act now."""
+    return _choose(state, seat, careful=True)
+
+
+LEVELS = (
+    BotLevel(
+        "easy",
+        "Easy",
+        "Keeps its row in order, but always draws from the pool and does not look for bonus turns.",
+        easy_action,
+    ),
+    BotLevel(
+        "strong",
+        "Strong",
+        "Keeps its row in order, hunts for bonus turns and takes useful face-up tiles "
+        "from the pool.",
+        strong_action,
+    ),
+)
+
+
+def _choose(state: State, seat: int, careful: bool) -> Action:
     avail = Availability(state)
     row = state["rows"][seat]
     if state["phase"] == "setup":
@@ -141,23 +173,23 @@ def bot_action(state: State, seat: int) -> Action:
         spots = placements(row, hand["tile"])
         if not spots:
             return {"type": "discard"}
-        pos, number = min(spots, key=lambda s: place_key(row, avail, *s))
+        pos, number = min(spots, key=lambda s: place_key(row, avail, s[0], s[1], careful))
         return {"type": "place", "pos": pos, "reading": number}
-    return _choose_turn(state, seat, row, avail)
+    return _choose_turn(state, seat, row, avail, careful)
 
 
-def _choose_turn(state: State, seat: int, row: Row, avail: Availability) -> Action:
+def _choose_turn(state: State, seat: int, row: Row, avail: Availability, careful: bool) -> Action:
     best_up: tuple[tuple[int, int, float, int, int], int] | None = None
     for tile in state["pool_up"]:
         for pos, number in placements(row, tile):
-            key = place_key(row, avail, pos, number)
+            key = place_key(row, avail, pos, number, seek_bonus=careful)
             if best_up is None or key < best_up[0]:
                 best_up = (key, tile)
     if best_up is not None:
         (overflow, no_bonus, error, _, _), tile = best_up
-        if overflow == 0 and (no_bonus == 0 or error <= GOOD_FIT):
+        if overflow == 0 and (no_bonus == 0 or (careful and error <= GOOD_FIT)):
             return {"type": "take", "source": "faceup", "number": tile}
-    rebalance = _rebalance_move(row, avail)
+    rebalance = _rebalance_move(row, avail) if careful else None
     if rebalance is not None:
         return rebalance
     if state["pool"]:

@@ -2,13 +2,14 @@
 
 Modules: ``shapes`` (the ten tiles and their rotations), ``rules`` (placement legality,
 levels, scoring, legal placements), ``engine`` (deck, simultaneous rounds, view,
-status), ``bot`` (greedy placement, also the deadline fallback).
+status), ``bot`` (the bot levels: greedy ``easy``, also the deadline fallback, and
+``strong``, built from ``evaluation`` and ``search``).
 """
 
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
-from tablehub.server.games.nmbr9.bot import bot_action
+from tablehub.server.games.nmbr9.bot import LEVELS, strong_action
 from tablehub.server.games.nmbr9.engine import (
     DEFAULT_MAX_PLAYERS,
     apply,
@@ -40,9 +41,9 @@ tiles = level L+1. All its squares must rest at the same height. Legal when:
 Score: the sum of digit x level. Highest total wins; ties share the win.
 
 House rules: the tile supply is unlimited. A player who misses the round deadline gets
-the bot's placement. Resigning: you stop placing, your layout stays visible, and you
-are out of the ranking (cannot win); the others play on, and if everyone resigns the
-game ends with no winner. Table option "tournament" allows up to 1000 players, all
+the placement of the easy bot. Resigning: you stop placing, your layout stays visible,
+and you are out of the ranking (cannot win); the others play on, and if everyone
+resigns the game ends with no winner. Table option "tournament" allows up to 1000 players, all
 playing the same deck (a duplicate tournament)."""
 
 GAME = Game(
@@ -55,7 +56,10 @@ GAME = Game(
     apply=apply,
     view=view,
     status=status,
-    bot_action=bot_action,
+    bot_action=strong_action,
+    bots=LEVELS,
+    default_bot_level="strong",
+    fast_bot_level="easy",
     options={
         "tournament": Option(
             type="boolean",

@@ -1,9 +1,11 @@
-"""The 9-tower bot: a greedy, deterministic placement (docs/games/nmbr9.md).
+"""The 9-tower bot levels (docs/games/nmbr9.md): ``easy`` and ``strong``.
 
-It is also the deadline fallback for every seat of a tournament table at once, so it
-does one ``legal_placements`` call plus a little arithmetic on the best few candidates.
+``strong`` (the default, ``search``) plans for the cards still to come.  ``easy`` is a
+greedy, deterministic placement; it is also the deadline fallback for every seat of a
+tournament table at once, so it does one ``legal_placements`` call plus a little
+arithmetic on the best few candidates.
 
-Preference, in order:
+Easy's preference, in order:
 
 1. the most points now (digit x level), then the highest level (even a 0 tile high up
    makes a surface to stack on);
@@ -15,8 +17,9 @@ Preference, in order:
 
 from __future__ import annotations
 
-from tablehub.server.games.base import Action, IllegalAction, State
-from tablehub.server.games.nmbr9.engine import current_card, must_act
+from tablehub.server.games.base import Action, BotLevel, IllegalAction, State
+from tablehub.server.games.nmbr9 import search
+from tablehub.server.games.nmbr9.engine import current_card, must_act, remaining_counts
 from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements, surface
 from tablehub.server.games.nmbr9.shapes import shape_cells
 
@@ -62,10 +65,43 @@ def choose_placement(tiles: list[Tile], digit: int) -> Placement:
     return min(options, key=spread)
 
 
-def bot_action(state: State, seat: int) -> Action:
-    """A legal, sensible placement for a seat that must act now."""
+def _tiles(state: State, seat: int) -> list[Tile]:
     if not must_act(state, seat):
         raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
-    tiles = state["players"][seat]["tiles"]
-    _, rot, x, y = choose_placement(tiles, current_card(state))
+    tiles: list[Tile] = state["players"][seat]["tiles"]
+    return tiles
+
+
+def _place(placement: Placement) -> Action:
+    _, rot, x, y = placement
     return {"type": "place", "x": x, "y": y, "rot": rot}
+
+
+def easy_action(state: State, seat: int) -> Action:
+    """The greedy placement for a seat that must act now."""
+    return _place(choose_placement(_tiles(state, seat), current_card(state)))
+
+
+def strong_action(state: State, seat: int) -> Action:
+    """The look-ahead placement for a seat that must act now; it sees what the seat
+    sees: the layout, the current card and the counts of the cards to come."""
+    tiles = _tiles(state, seat)
+    score = state["players"][seat]["score"]
+    return _place(search.choose(tiles, current_card(state), score, remaining_counts(state)))
+
+
+LEVELS = (
+    BotLevel(
+        "easy",
+        "Easy",
+        "Takes the most points for the tile in hand and does not plan ahead.",
+        easy_action,
+    ),
+    BotLevel(
+        "strong",
+        "Strong",
+        "Plans for the cards still to come: keeps its floors compact and leaves room to "
+        "put the big digits high.",
+        strong_action,
+    ),
+)

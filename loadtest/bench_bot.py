@@ -1,0 +1,122 @@
+"""Bench: the bot levels, scores and speed (issue 15).
+
+Run: ``.venv/bin/python -m tablehub.loadtest.bench_bot [--decks N] [--duels N]``
+
+* 9-tower: every level plays the same ``--decks`` seeded decks alone; prints the mean,
+  standard deviation, minimum and maximum score and the time per move (mean and
+  maximum), then a head-to-head table: on how many of those decks the row level
+  scored more than, as much as, or less than the column level (one deck, the same
+  cards, so the scores compare directly).
+* brix and completto: ``--duels`` two-player games per pair of levels on seeded deals,
+  each level taking the first seat in half of them; prints the wins of each side.
+
+Single process, no parallelism (the machine is shared); 500 decks take some minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from itertools import combinations
+
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Game
+
+FIRST_SEED = 1000
+
+
+def _game(game_id: str) -> Game:
+    game = get_game(game_id)
+    if game is None:
+        raise LookupError(game_id)
+    return game
+
+
+def solo(game: Game, level: str, seed: int) -> tuple[int, list[float]]:
+    """One solo game of ``game`` by ``level`` on seed ``seed``: (score, seconds per move)."""
+    state = game.setup({}, 1, seed)
+    times: list[float] = []
+    while not game.status(state)["finished"]:
+        start = time.perf_counter()
+        action = game.bot_move(state, 0, level)
+        times.append(time.perf_counter() - start)
+        state, _ = game.apply(state, 0, action)
+    scores = game.status(state)["result"]["scores"]
+    return int(scores[0]), times
+
+
+def duel(game: Game, levels: tuple[str, str], seed: int) -> list[int]:
+    """One two-player game, ``levels[i]`` in seat ``i``: the winning seats."""
+    state = game.setup({}, 2, seed)
+    while True:
+        status = game.status(state)
+        if status["finished"]:
+            return list(status["result"]["winners"])
+        seat = status["to_act"][0]
+        state, _ = game.apply(state, seat, game.bot_move(state, seat, levels[seat]))
+
+
+def bench_nmbr9(decks: int) -> None:
+    game = _game("nmbr9")
+    seeds = range(FIRST_SEED, FIRST_SEED + decks)
+    scores: dict[str, list[int]] = {}
+    print(f"9-tower, one player, {decks} seeded decks (seeds {seeds[0]}-{seeds[-1]})")
+    print(f"{'level':<8} {'mean':>6} {'sd':>5} {'min':>4} {'max':>4} {'ms/move':>8} {'max ms':>7}")
+    for level in game.bots:
+        times: list[float] = []
+        scores[level.id] = []
+        for seed in seeds:
+            score, spent = solo(game, level.id, seed)
+            scores[level.id].append(score)
+            times.extend(spent)
+        s = scores[level.id]
+        print(
+            f"{level.id:<8} {statistics.mean(s):6.1f} {statistics.pstdev(s):5.1f} {min(s):4d} "
+            f"{max(s):4d} {statistics.mean(times) * 1e3:8.1f} {max(times) * 1e3:7.0f}"
+        )
+    print("head to head on the same decks (row vs column: more / equal / less):")
+    for a, b in combinations(scores, 2):
+        pairs = list(zip(scores[b], scores[a], strict=True))
+        more = sum(1 for x, y in pairs if x > y)
+        equal = sum(1 for x, y in pairs if x == y)
+        margin = statistics.mean(x - y for x, y in pairs)
+        print(
+            f"  {b} vs {a}: {more} / {equal} / {len(pairs) - more - equal}"
+            f"  (mean margin {margin:+.1f} points)"
+        )
+
+
+def bench_duels(game_id: str, games: int) -> None:
+    game = _game(game_id)
+    print(f"{game.name}, {games} two-player games per pair (seats alternate)")
+    ids = [level.id for level in game.bots]
+    for weak, strong in combinations(ids, 2):
+        wins = {weak: 0, strong: 0}
+        draws = 0
+        for i in range(games):
+            seats = (strong, weak) if i % 2 == 0 else (weak, strong)
+            winners = duel(game, seats, FIRST_SEED + i // 2)
+            if len(winners) == 1:
+                wins[seats[winners[0]]] += 1
+            else:
+                draws += 1
+        share = 100 * wins[strong] / games
+        print(
+            f"  {strong} vs {weak}: {strong} won {wins[strong]} ({share:.1f} %), "
+            f"{weak} won {wins[weak]}, drawn or shared {draws}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decks", type=int, default=500, help="9-tower decks per level")
+    parser.add_argument("--duels", type=int, default=200, help="brix/completto games per pair")
+    args = parser.parse_args()
+    bench_nmbr9(args.decks)
+    for game_id in ("brix", "completto"):
+        bench_duels(game_id, args.duels)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""The strong 9-tower bot's evaluation of a layout (docs/games/nmbr9.md).
+
+A layout is judged by what a player sees: its tiles and the counts of the cards still
+to come.  Its value is the points it holds plus an estimate of the points to come,
+minus the shape faults that cost points later:
+
+* **reach** -- for each digit still to come, the highest level it could land on right
+  now, times the digit, times how many of that digit remain: a layout that can take
+  the coming 9s high is worth more;
+* **ground edge** -- the perimeter of the level-0 footprint: a compact ground floor
+  gives upper tiles two supports and room; a snake gives neither;
+* **steps** -- the height differences between neighbouring cells (the perimeters of
+  every upper floor): compact upper floors keep the next tiles supported;
+* **pits** -- cells lower than all four neighbours: no tile can ever cover them, and
+  nothing can be built over them.
+
+The weights were tuned on seeded random decks with ``python -m
+tablehub.loadtest.bench_bot`` (its figures are in the closing note of the change).
+Cells are coded as ints ``x * W + y`` as in ``rules``; a :class:`Surface` is a height
+map and an owner map (index of the topmost tile) over such codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablehub.server.games.nmbr9.rules import Placement, Tile
+from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS
+
+W = 1 << 16
+DIRS = (1, -1, W, -W)
+SHAPES: dict[int, tuple[tuple[int, ...], ...]] = {
+    d: tuple(tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]) for rot in DISTINCT_ROTATIONS[d])
+    for d in DIGITS
+}
+"""Each digit's distinct rotations as cell-code offsets."""
+ROT_SHAPE: dict[tuple[int, int], tuple[int, ...]] = {
+    (d, rot): tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]) for d in DIGITS for rot in range(4)
+}
+BORDER: dict[tuple[int, int], tuple[int, ...]] = {
+    key: tuple(c + n for c in shape for n in DIRS if c + n not in shape)
+    for key, shape in ROT_SHAPE.items()
+}
+"""The cells just outside each placed shape, once per shared edge."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each feature is worth, in points."""
+
+    reach: float = 0.55
+    ground_edge: float = 0.9
+    steps: float = 0.35
+    pits: float = 2.0
+
+
+WEIGHTS = Weights()
+
+
+class Surface:
+    """Height and owner maps of a layout; :meth:`with_tile` returns a new one."""
+
+    __slots__ = ("_floors", "height", "owner", "tiles", "top")
+
+    def __init__(self, height: dict[int, int], owner: dict[int, int], tiles: int) -> None:
+        self.height = height
+        self.owner = owner
+        self.tiles = tiles
+        self.top = max(height.values(), default=0)
+        self._floors: dict[int, set[int]] | None = None
+
+    def floors(self) -> dict[int, set[int]]:
+        """Cells by height (computed once)."""
+        if self._floors is None:
+            floors: dict[int, set[int]] = {}
+            for c, h in self.height.items():
+                floors.setdefault(h, set()).add(c)
+            self._floors = floors
+        return self._floors
+
+    @classmethod
+    def of(cls, tiles: list[Tile]) -> Surface:
+        height: dict[int, int] = {}
+        owner: dict[int, int] = {}
+        for index, tile in enumerate(tiles):
+            top = tile["level"] + 1
+            for cx, cy in tile["cells"]:
+                code = cx * W + cy
+                height[code] = top
+                owner[code] = index
+        return cls(height, owner, len(tiles))
+
+    def with_tile(self, digit: int, placement: Placement) -> Surface:
+        level, rot, x, y = placement
+        origin = x * W + y
+        height = dict(self.height)
+        owner = dict(self.owner)
+        for d in ROT_SHAPE[(digit, rot)]:
+            height[origin + d] = level + 1
+            owner[origin + d] = self.tiles
+        return Surface(height, owner, self.tiles + 1)
+
+    def reach(self, digit: int) -> int:
+        """The highest level a ``digit`` tile could be placed on now (0 if only the ground)."""
+        height = self.height
+        owner = self.owner
+        floors = self.floors()
+        for level in range(self.top, 0, -1):
+            top_cells = floors.get(level, ())
+            if len(top_cells) < 5:
+                continue
+            for shape in SHAPES[digit]:
+                if len(shape) > len(top_cells):
+                    break
+                first = shape[0]
+                offsets = {c - first for c in top_cells}
+                for d in shape[1:]:
+                    offsets = {o for o in offsets if o + d in top_cells}
+                    if not offsets:
+                        break
+                for o in offsets:
+                    cells = [o + d for d in shape]
+                    if len({owner[c] for c in cells}) < 2:
+                        continue
+                    if level < self.top and not any(
+                        height.get(c + n, 0) > level for c in cells for n in DIRS
+                    ):
+                        continue
+                    return level
+        return 0
+
+    def shape_faults(self) -> tuple[int, int, int]:
+        """(ground edge, steps, pits) -- see the module docstring."""
+        height = self.height
+        ground = steps = pits = 0
+        empty: set[int] = set()
+        for c, h in height.items():
+            higher = 0
+            for n in DIRS:
+                nh = height.get(n + c, 0)
+                if nh == 0:
+                    ground += 1
+                    empty.add(n + c)
+                elif nh < h:
+                    steps += h - nh
+                elif nh > h:
+                    higher += 1
+            if higher == 4:
+                pits += 1
+        pits += sum(1 for c in empty if all(c + n in height for n in DIRS))
+        return ground, steps, pits
+
+
+def value(surface: Surface, score: int, remaining: list[int], weights: Weights = WEIGHTS) -> float:
+    """Points held plus the estimated points to come, minus shape faults."""
+    if not any(remaining):
+        return float(score)
+    reach = sum(count * d * surface.reach(d) for d, count in enumerate(remaining) if count and d)
+    ground, steps, pits = surface.shape_faults()
+    return (
+        score
+        + weights.reach * reach
+        - weights.ground_edge * ground
+        - weights.steps * steps
+        - weights.pits * pits
+    )
