@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N]``
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
-with a fixed seed where the bot places the first 15 cards (the layout has tiles on
+with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
 levels 0, 1 and 2).  Then ``legal_actions`` for the 16th card is timed over many
 calls; also ``bot_action`` on the same layout, and ``view``/``status``/``apply`` on a
 1000-seat tournament table where every seat has that layout.
@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from tablehub.server.games.base import State
 from tablehub.server.games.nmbr9 import GAME
+from tablehub.server.games.nmbr9.bot import easy_action
 from tablehub.server.games.nmbr9.rules import legal_placements
 
 SEED = 3
@@ -25,10 +26,10 @@ TILES = 15
 
 
 def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
-    """A solo state after ``tiles`` bot placements."""
+    """A solo state after ``tiles`` placements of the easy bot."""
     state = GAME.setup({"tournament": False}, 1, seed)
     for _ in range(tiles):
-        state, _ = GAME.apply(state, 0, GAME.bot_action(state, 0))
+        state, _ = GAME.apply(state, 0, easy_action(state, 0))
     return state
 
 

@@ -22,10 +22,11 @@ map and an owner map (index of the topmost tile) over such codes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from tablehub.server.games.nmbr9.rules import Placement, Tile
 from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS
+from tablehub.server.games.nmbr9.weights import WEIGHTS
 
 W = 1 << 16
 DIRS = (1, -1, W, -W)
@@ -42,19 +43,6 @@ BORDER: dict[tuple[int, int], tuple[int, ...]] = {
     for key, shape in ROT_SHAPE.items()
 }
 """The cells just outside each placed shape, once per shared edge."""
-
-
-@dataclass(frozen=True)
-class Weights:
-    """How much each feature is worth, in points."""
-
-    reach: float = 0.55
-    ground_edge: float = 0.9
-    steps: float = 0.35
-    pits: float = 2.0
-
-
-WEIGHTS = Weights()
 
 
 class Surface:
@@ -151,16 +139,75 @@ class Surface:
         return ground, steps, pits
 
 
-def value(surface: Surface, score: int, remaining: list[int], weights: Weights = WEIGHTS) -> float:
-    """Points held plus the estimated points to come, minus shape faults."""
+Evaluate = Callable[[Surface, int, list[int]], float]
+"""``(surface, score, remaining counts) -> value``, in points."""
+
+STAGE = 19
+"""Cards still to come after the first placement: the stage scale of the features."""
+
+
+def base_features(surface: Surface, remaining: list[int]) -> tuple[float, ...]:
+    """The layout's features before stage scaling, in the order of ``FEATURE_NAMES``."""
+    reach = [
+        count * d * surface.reach(d) if count and d else 0 for d, count in enumerate(remaining)
+    ]
+    ground, steps, pits = surface.shape_faults()
+    floors = surface.floors()
+    upper = sum(len(cells) for h, cells in floors.items() if h >= 2)
+    high = sum(len(cells) for h, cells in floors.items() if h >= 3)
+    to_come = sum(count * d for d, count in enumerate(remaining))
+    return (
+        1.0,
+        sum(reach),
+        ground,
+        steps,
+        pits,
+        len(surface.height),
+        upper,
+        high,
+        to_come,
+        sum(reach[7:]),
+        surface.top,
+    )
+
+
+FEATURE_NAMES = (
+    "bias",
+    "reach",
+    "ground edge",
+    "steps",
+    "pits",
+    "footprint",
+    "upper cells",
+    "high cells",
+    "digits to come",
+    "reach of 7-9",
+    "top level",
+)
+
+
+def features(surface: Surface, remaining: list[int]) -> list[float]:
+    """Each base feature times s and times s^2, where s is the share of the cards still
+    to come: the weights of the points to come then change with the stage of the game,
+    and every feature is 0 when no card is left (the value is then the score)."""
+    stage = sum(remaining) / STAGE
+    if not stage:
+        return [0.0] * (2 * len(FEATURE_NAMES))
+    base = base_features(surface, remaining)
+    return [f * stage for f in base] + [f * stage * stage for f in base]
+
+
+def learned_value(surface: Surface, score: int, remaining: list[int]) -> float:
+    """Points held plus the learned estimate of the points to come (``weights``)."""
     if not any(remaining):
         return float(score)
-    reach = sum(count * d * surface.reach(d) for d, count in enumerate(remaining) if count and d)
-    ground, steps, pits = surface.shape_faults()
-    return (
-        score
-        + weights.reach * reach
-        - weights.ground_edge * ground
-        - weights.steps * steps
-        - weights.pits * pits
-    )
+    return score + sum(w * f for w, f in zip(WEIGHTS, features(surface, remaining), strict=True))
+
+
+def hand_value(surface: Surface, score: int, remaining: list[int]) -> float:
+    """Hand-set weights over the same features, the bootstrap of the training command:
+    points held, plus a third of the reach, minus shape faults."""
+    if not any(remaining):
+        return float(score)
+    _, reach, ground, steps, pits, *_ = base_features(surface, remaining)
+    return score + 0.35 * reach - 0.5 * ground - 0.1 * steps - 2.0 * pits

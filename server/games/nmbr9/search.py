@@ -5,7 +5,8 @@ Theory of operation.  Scoring every legal placement with the full evaluation
 
 1. every legal placement gets a cheap key -- how many of its edges touch tiles at least
    as high (a compact fit); the best ``SHORTLIST`` of each level go on;
-2. those are scored with the full evaluation of the layout they leave;
+2. those are scored with the evaluation of the layout they leave (``evaluation``; the
+   learned one by default);
 3. the best ``LOOKAHEAD`` of them are scored again by the expected value after the next
    card, averaged over the cards still to come (the counts are public, the order is
    not): for each possible next digit, the best of its ``NEXT_SHORTLIST`` cheapest
@@ -18,7 +19,7 @@ the cards still to come.  It is deterministic: ties go to the first placement in
 
 from __future__ import annotations
 
-from tablehub.server.games.nmbr9.evaluation import BORDER, Surface, W, value
+from tablehub.server.games.nmbr9.evaluation import BORDER, Evaluate, Surface, W, learned_value
 from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements, make_tile
 
 SHORTLIST = 6
@@ -52,17 +53,28 @@ def shortlist(
 
 
 def _best_after(
-    tiles: list[Tile], surface: Surface, score: int, digit: int, remaining: list[int]
+    tiles: list[Tile],
+    surface: Surface,
+    score: int,
+    digit: int,
+    remaining: list[int],
+    evaluate: Evaluate,
 ) -> float:
     """The best full evaluation over the shortlisted placements of ``digit``."""
     options = legal_placements(tiles, digit)
     return max(
-        value(surface.with_tile(digit, p), score + digit * p[0], remaining)
+        evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining)
         for p in shortlist(surface, digit, options, NEXT_SHORTLIST)
     )
 
 
-def choose(tiles: list[Tile], digit: int, score: int, remaining: list[int]) -> Placement:
+def choose(
+    tiles: list[Tile],
+    digit: int,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate = learned_value,
+) -> Placement:
     """The strong bot's placement of ``digit`` on ``tiles`` (``remaining``: the counts of
     each digit still to come after this one)."""
     options = legal_placements(tiles, digit)
@@ -72,7 +84,7 @@ def choose(tiles: list[Tile], digit: int, score: int, remaining: list[int]) -> P
     short = shortlist(surface, digit, options, SHORTLIST)
     scored = sorted(
         (
-            (-value(surface.with_tile(digit, p), score + digit * p[0], remaining), i, p)
+            (-evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining), i, p)
             for i, p in enumerate(short)
         ),
     )
@@ -91,7 +103,7 @@ def choose(tiles: list[Tile], digit: int, score: int, remaining: list[int]) -> P
                 continue
             rest = list(remaining)
             rest[next_digit] -= 1
-            expected += count * _best_after(after_tiles, after, gained, next_digit, rest)
+            expected += count * _best_after(after_tiles, after, gained, next_digit, rest, evaluate)
         key = (-expected / total, index, p)
         if best is None or key < best:
             best = key
