@@ -13,6 +13,8 @@ import pytest
 from tablehub.clients.cli.connection import ServerError
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Game, State
+from tablehub.server.games.nmbr9.evaluation import Surface
+from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.tables.record import TableRecord
 from tests.conftest import RunningHub
 
@@ -108,6 +110,19 @@ def test_the_strong_nmbr9_bot_does_not_see_the_deck_order() -> None:
         action = game.bot_move(state, 0, "strong")
         assert game.bot_move(shuffled, 0, "strong") == action
         state, _ = game.apply(state, 0, action)
+
+
+def test_the_reach_of_each_digit_is_its_highest_legal_level() -> None:
+    """``Surface.reach`` (the evaluation's shortcut) agrees with ``legal_placements``."""
+    game = _game("nmbr9")
+    for seed in range(3):
+        state = game.setup({}, 1, 400 + seed)
+        while not state["finished"]:
+            tiles = state["players"][0]["tiles"]
+            surface = Surface.of(tiles)
+            for digit in range(10):
+                assert surface.reach(digit) == legal_placements(tiles, digit)[0][0]
+            state, _ = game.apply(state, 0, game.bot_move(state, 0, "easy"))
 
 
 def test_the_strong_nmbr9_bot_outscores_the_easy_one() -> None:

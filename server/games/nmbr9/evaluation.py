@@ -1,8 +1,8 @@
 """The strong 9-tower bot's evaluation of a layout (docs/games/nmbr9.md).
 
 A layout is judged by what a player sees: its tiles and the counts of the cards still
-to come.  Its value is the points it holds plus an estimate of the points to come,
-minus the shape faults that cost points later:
+to come.  Its value is the points it holds plus an estimate of the points still to
+come, a weighted sum of these features of the layout:
 
 * **reach** -- for each digit still to come, the highest level it could land on right
   now, times the digit, times how many of that digit remain: a layout that can take
@@ -10,12 +10,17 @@ minus the shape faults that cost points later:
 * **ground edge** -- the perimeter of the level-0 footprint: a compact ground floor
   gives upper tiles two supports and room; a snake gives neither;
 * **steps** -- the height differences between neighbouring cells (the perimeters of
-  every upper floor): compact upper floors keep the next tiles supported;
-* **pits** -- cells lower than all four neighbours: no tile can ever cover them, and
-  nothing can be built over them.
+  the upper floors): compact upper floors keep the next tiles supported;
+* **pits** -- cells lower than all four neighbours: no tile can ever cover them;
+* the **footprint**, the cells at height 2 or more (**upper cells**) and 3 or more
+  (**high cells**), the sum of the **digits to come**, and a constant.
 
-The weights were tuned on seeded random decks with ``python -m
-tablehub.loadtest.bench_bot`` (its figures are in the closing note of the change).
+Each feature enters twice, times s and times s^2, s being the share of the cards still
+to come, so a feature's worth changes over the game and all vanish at the end.  The
+weights (``weights.py``) are learned by ``python -m tablehub.loadtest.train_bot`` from
+self-play: a least-squares fit of the points the bot went on to score.
+``hand_value`` is the hand-set evaluation that bootstraps that training.
+
 Cells are coded as ints ``x * W + y`` as in ``rules``; a :class:`Surface` is a height
 map and an owner map (index of the topmost tile) over such codes.
 """
@@ -24,11 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tablehub.server.games.nmbr9.rules import Placement, Tile
+from tablehub.server.games.nmbr9.rules import CODE_WIDTH, Placement, Tile, coded_maps
 from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS
 from tablehub.server.games.nmbr9.weights import WEIGHTS
 
-W = 1 << 16
+W = CODE_WIDTH
 DIRS = (1, -1, W, -W)
 SHAPES: dict[int, tuple[tuple[int, ...], ...]] = {
     d: tuple(tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]) for rot in DISTINCT_ROTATIONS[d])
@@ -68,14 +73,7 @@ class Surface:
 
     @classmethod
     def of(cls, tiles: list[Tile]) -> Surface:
-        height: dict[int, int] = {}
-        owner: dict[int, int] = {}
-        for index, tile in enumerate(tiles):
-            top = tile["level"] + 1
-            for cx, cy in tile["cells"]:
-                code = cx * W + cy
-                height[code] = top
-                owner[code] = index
+        height, owner = coded_maps(tiles)
         return cls(height, owner, len(tiles))
 
     def with_tile(self, digit: int, placement: Placement) -> Surface:
@@ -89,7 +87,10 @@ class Surface:
         return Surface(height, owner, self.tiles + 1)
 
     def reach(self, digit: int) -> int:
-        """The highest level a ``digit`` tile could be placed on now (0 if only the ground)."""
+        """The highest level a ``digit`` tile could be placed on now (0 if only the ground).
+
+        The upper-level half of ``rules.legal_placements``, stopping at the first legal
+        placement from the top (the evaluation asks this for every digit to come)."""
         height = self.height
         owner = self.owner
         floors = self.floors()
@@ -148,27 +149,13 @@ STAGE = 19
 
 def base_features(surface: Surface, remaining: list[int]) -> tuple[float, ...]:
     """The layout's features before stage scaling, in the order of ``FEATURE_NAMES``."""
-    reach = [
-        count * d * surface.reach(d) if count and d else 0 for d, count in enumerate(remaining)
-    ]
+    reach = sum(count * d * surface.reach(d) for d, count in enumerate(remaining) if count and d)
     ground, steps, pits = surface.shape_faults()
     floors = surface.floors()
     upper = sum(len(cells) for h, cells in floors.items() if h >= 2)
     high = sum(len(cells) for h, cells in floors.items() if h >= 3)
     to_come = sum(count * d for d, count in enumerate(remaining))
-    return (
-        1.0,
-        sum(reach),
-        ground,
-        steps,
-        pits,
-        len(surface.height),
-        upper,
-        high,
-        to_come,
-        sum(reach[7:]),
-        surface.top,
-    )
+    return (1.0, reach, ground, steps, pits, len(surface.height), upper, high, to_come)
 
 
 FEATURE_NAMES = (
@@ -181,8 +168,6 @@ FEATURE_NAMES = (
     "upper cells",
     "high cells",
     "digits to come",
-    "reach of 7-9",
-    "top level",
 )
 
 

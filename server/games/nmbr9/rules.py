@@ -44,7 +44,8 @@ BOUND = 1000
 
 # Cells are coded as one int, x * W + y, so neighbours are +-1 and +-W and a shifted
 # shape is "offset + code".  W is far larger than any reachable |y| (BOUND + 4).
-_W = 1 << 16
+CODE_WIDTH = 1 << 16
+_W = CODE_WIDTH
 _DIRS = (1, -1, _W, -_W)
 _SHAPE_CODES: dict[int, tuple[tuple[int, ...], ...]] = {
     d: tuple(tuple(dx * _W + dy for dx, dy in cells) for cells in ROTATIONS[d]) for d in DIGITS
@@ -166,6 +167,19 @@ def _in_bounds(x: int, y: int) -> bool:
     return -BOUND <= x <= BOUND and -BOUND <= y <= BOUND
 
 
+def coded_maps(tiles: list[Tile]) -> tuple[dict[int, int], dict[int, int]]:
+    """:func:`surface` with cells coded as ``x * CODE_WIDTH + y``."""
+    height: dict[int, int] = {}
+    owner: dict[int, int] = {}
+    for index, tile in enumerate(tiles):
+        top = tile["level"] + 1
+        for cx, cy in tile["cells"]:
+            code = cx * _W + cy
+            height[code] = top
+            owner[code] = index
+    return height, owner
+
+
 def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
     """Every legal placement of ``digit`` as ``(level, rot, x, y)`` (docs/games/nmbr9.md).
 
@@ -176,14 +190,7 @@ def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
     rotations = DISTINCT_ROTATIONS[digit]
     if not tiles:
         return [(0, rot, 0, 0) for rot in rotations]
-    height: dict[int, int] = {}
-    owner: dict[int, int] = {}
-    for index, tile in enumerate(tiles):
-        top = tile["level"] + 1
-        for cx, cy in tile["cells"]:
-            code = cx * _W + cy
-            height[code] = top
-            owner[code] = index
+    height, owner = coded_maps(tiles)
     out: list[Placement] = []
     occupied = set(height)
     frontier = {c + d for c in occupied for d in _DIRS} - occupied

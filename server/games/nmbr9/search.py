@@ -1,7 +1,7 @@
 """The strong 9-tower bot: a one-card look-ahead over the layout evaluation.
 
 Theory of operation.  Scoring every legal placement with the full evaluation
-(``evaluation.value``) would cost too much, so the search narrows in three steps:
+(``evaluation``) would cost too much, so the search narrows in three steps:
 
 1. every legal placement gets a cheap key -- how many of its edges touch tiles at least
    as high (a compact fit); the best ``SHORTLIST`` of each level go on;
@@ -9,12 +9,12 @@ Theory of operation.  Scoring every legal placement with the full evaluation
    learned one by default);
 3. the best ``LOOKAHEAD`` of them are scored again by the expected value after the next
    card, averaged over the cards still to come (the counts are public, the order is
-   not): for each possible next digit, the best of its ``NEXT_SHORTLIST`` cheapest
-   placements by the full evaluation.
+   not): for each possible next digit, the best by the full evaluation of its
+   ``NEXT_SHORTLIST`` best-fitting placements per level.
 
 The bot sees only what a player sees: the layout, the current card and the counts of
-the cards still to come.  It is deterministic: ties go to the first placement in
-``legal_placements`` order.
+the cards still to come.  It is deterministic: ties go to the earlier candidate of the
+shortlist (higher level, better fit, then ``legal_placements`` order).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements,
 SHORTLIST = 6
 """Placements per level kept after the cheap key."""
 LOOKAHEAD = 4
-"""Placements scored by the expectation over the next card (more stopped paying)."""
+"""Placements scored by the expectation over the next card."""
 NEXT_SHORTLIST = 3
-"""Placements of each possible next card scored by the full evaluation."""
+"""Placements per level of each possible next card scored by the full evaluation."""
 
 
 def _fit(surface: Surface, digit: int, placement: Placement) -> int:
@@ -41,7 +41,8 @@ def _fit(surface: Surface, digit: int, placement: Placement) -> int:
 def shortlist(
     surface: Surface, digit: int, options: list[Placement], per_level: int
 ) -> list[Placement]:
-    """The best ``per_level`` placements of each level by points now and fit."""
+    """The best ``per_level`` placements of each level by fit, highest level first
+    (ties in ``options`` order)."""
     by_level: dict[int, list[tuple[int, int, Placement]]] = {}
     for index, p in enumerate(options):
         by_level.setdefault(p[0], []).append((-_fit(surface, digit, p), index, p))
