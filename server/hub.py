@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.server import metrics
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Event
 from tablehub.server.store.base import RemoteCommit, Store
@@ -35,6 +36,7 @@ from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStat
 log = logging.getLogger("tablehub.hub")
 
 HUB_OPTIONS = ("turn_seconds", "seed")
+SHED_RETRY_MS = 2000
 LOBBY_LIMIT = 200
 FORWARD_BUDGET_S = 10.0
 SWEEP_S = 0.25
@@ -118,6 +120,12 @@ class Hub:
     async def create_table(
         self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
     ) -> str:
+        shedding = self.store.shedding
+        if shedding is not None:  # running late: take no new tables before leases suffer
+            metrics.SHED.inc()
+            raise TableError(
+                "overloaded", f"this server is busy ({shedding}); try again shortly", SHED_RETRY_MS
+            )
         game = get_game(game_id)
         if game is None:
             raise TableError("unknown_game", f"no game {game_id!r}")
@@ -260,23 +268,28 @@ class Hub:
                 reply = await self.store.forward(live.feed.table, plain)
             except TimeoutError:
                 if asyncio.get_running_loop().time() > deadline:
-                    raise TableError("overloaded", "the table's server did not answer") from None
+                    raise TableError(
+                        "overloaded", "the table's server did not answer; try again", 1000
+                    ) from None
                 if live.actor is not None or await self._try_own(live):
                     assert live.actor is not None
                     return await live.actor.submit(command_from_plain(plain))
                 continue
             if "error" in reply:
-                raise TableError(reply["error"]["code"], reply["error"]["message"])
+                error = reply["error"]
+                raise TableError(error["code"], error["message"], error.get("retry_ms"))
             return reply["ok"]
 
     async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
         actor = live.actor
         if actor is None:
-            return {"error": {"code": "overloaded", "message": "table moved; retry"}}
+            return {
+                "error": {"code": "overloaded", "message": "table moved; retry", "retry_ms": 200}
+            }
         try:
             result = await actor.submit(command_from_plain(data))
         except TableError as err:
-            return {"error": {"code": err.code, "message": err.message}}
+            return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}
         return {"ok": result}
 
     async def catch_up(self, table_id: str, seat: int | None, version: int) -> Frames:

@@ -45,6 +45,8 @@ from tablehub.server.tables.errors import TableError
 log = logging.getLogger("tablehub.session")
 
 SERVER_NAME = "tablehub/0.1"
+SERVER_SIDE = frozenset({"overloaded", "internal_error"})
+"""Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
 SendFrame = Callable[[bytes | str], Awaitable[None]]
@@ -125,9 +127,15 @@ class Session:
     def reply(self, request_id: Any, **fields: Any) -> None:
         self._push_control({"t": "ok", "id": request_id, **fields})
 
-    def fail(self, request_id: Any, code: str, message: str) -> None:
-        metrics.ERRORS.labels(code).inc()
-        self._push_control({"t": "error", "id": request_id, "code": code, "message": message})
+    def fail(self, request_id: Any, code: str, message: str, retry_ms: int | None = None) -> None:
+        """An ``error`` reply; ``retry_ms`` (retryable errors) says when to try again."""
+        metrics.counter_child(metrics.ERRORS, code).inc()
+        msg = {"t": "error", "id": request_id, "code": code, "message": message}
+        if retry_ms is not None:
+            msg["retry_ms"] = retry_ms
+        self._push_control(msg)
+        if code in SERVER_SIDE:
+            return  # the server's state, not the client's mistake: never held against it
         if self._errors.hit() > self.limits.max_errors_per_minute:
             self._abort(Closing(1008, "too many bad requests"))
 
@@ -214,7 +222,7 @@ class Session:
             if frames.msg["from"] != sent:
                 return None  # already covered by a later snapshot
             self._sent_version[table] = version
-        metrics.PUSHES.labels(kind).inc()
+        metrics.counter_child(metrics.PUSHES, kind).inc()
         return frames.encoded(self.codec)
 
     def _abort(self, closing: Closing) -> None:
@@ -260,7 +268,7 @@ class Session:
         try:
             await handler(msg)
         except TableError as err:
-            self.fail(msg["id"], err.code, err.message)
+            self.fail(msg["id"], err.code, err.message, err.retry_ms)
 
     def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
         """Run a table command (here or at the owning process) without blocking reads."""
@@ -273,13 +281,13 @@ class Session:
 
         def done(fut: asyncio.Future[Any]) -> None:
             if fut.cancelled():
-                self.fail(request_id, "overloaded", "the server is shutting down; retry")
+                self.fail(request_id, "overloaded", "the server is shutting down; retry", 1000)
                 return
             err = fut.exception()
             if err is None:
                 then(fut.result())
             elif isinstance(err, TableError):
-                self.fail(request_id, err.code, err.message)
+                self.fail(request_id, err.code, err.message, err.retry_ms)
             else:
                 log.error("request %r failed: %r", request_id, err)
                 self.fail(request_id, "internal_error", "internal error")
