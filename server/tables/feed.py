@@ -17,6 +17,7 @@ one patch from the version it has to the current one; older gaps get a snapshot.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -26,7 +27,7 @@ from tablehub.protocol.canon import IncrementalHasher
 from tablehub.server.games import get_game
 from tablehub.server.games.base import JSON, Event, Game
 from tablehub.server.tables.record import LogEntry, TableRecord
-from tablehub.server.tables.viewdiff import Op, diff, diff_shared
+from tablehub.server.tables.viewdiff import Op, canonical_json, diff, diff_shared
 
 RECENT_VERSIONS = 64
 
@@ -35,6 +36,24 @@ HASHER = IncrementalHasher(budget=16 * 2**20)
 are never mutated, and each new view shares its unchanged sub-trees with the previous
 one (``diff_shared``), so hashing a view costs the size of the change, not of the view.
 Bounded: it forgets its oldest half past ~16 M characters."""
+
+INCREMENTAL_FROM = 2048
+CHARS_PER_OP = 512
+"""A view is hashed incrementally when its canonical JSON was at least INCREMENTAL_FROM
+characters and the patch has at most one op per CHARS_PER_OP of it; small views, and
+views that changed all over, are hashed whole by the C encoder, which is faster there
+than the memo's Python-level walk (``python -m tablehub.loadtest.bench_feed``)."""
+
+
+def hash_view(view: Any, previous_size: int, changes: int) -> tuple[str, int]:
+    """The protocol's view hash and the length of the view's canonical JSON.  The view
+    must share its unchanged sub-trees with the previous one (``diff_shared``), which
+    was ``previous_size`` characters long and changed by ``changes`` ops."""
+    incremental = previous_size >= max(INCREMENTAL_FROM, changes * CHARS_PER_OP)
+    text = HASHER.canonical(view) if incremental else None
+    data = text.encode() if text is not None else canonical_json(view)
+    return hashlib.sha256(data).hexdigest()[:16], len(data)
+
 
 Audience = int | None
 
@@ -75,13 +94,15 @@ def _patch(table: str, start: int, end: int, ops: list[dict[str, Any]], digest: 
 
 
 class _AudienceState:
-    __slots__ = ("hash", "subscribers", "version", "view")
+    __slots__ = ("hash", "size", "subscribers", "version", "view")
 
     def __init__(self) -> None:
         self.subscribers: dict[int, Subscriber] = {}
         self.version = -1
         self.view: dict[str, Any] = {}
         self.hash = ""
+        self.size = 0
+        """Length of the view's canonical JSON (chooses how the next one is hashed)."""
 
 
 class TableFeed:
@@ -132,7 +153,7 @@ class TableFeed:
         else:
             ops, aud.view = diff_shared(aud.view, view)
         if ops or aud.version < 0:
-            aud.hash = HASHER.view_hash(aud.view)
+            aud.hash, aud.size = hash_view(aud.view, aud.size, len(ops))
         aud.version = self.record.version
         return ops
 
