@@ -7,7 +7,7 @@
 // Board data (engine view): {round, rounds, card, remaining[10], finished, winners,
 // players: [{tiles: [{digit, x, y, rot, level, cells}], score, resigned, placed}]}.
 
-import { h, replace, svg, svgPoint } from '../dom.js';
+import { TOUCH, h, replace, svg, svgPoint } from '../dom.js';
 import { checkPlacement, placedCells, shapeCells, shapeSize, tileScore } from './nmbr9-rules.js';
 
 const LEVEL_FILL = ['#efe3c8', '#d9b77a', '#b98a45', '#8c5f28', '#5f3d17', '#3d250c'];
@@ -160,7 +160,7 @@ export function createView(root, ctx) {
         boardTitle,
         boardWrap,
         legend,
-        me === null ? null : h('p', { class: 'hint-text' }, 'Move over your board: the tile follows. Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.'),
+        me === null ? null : h('p', { class: 'hint-text' }, TOUCH ? 'Tap your board to drop the tile there · Rotate with the buttons · tap it again or Confirm to place it.' : 'Move over your board: the tile follows. Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.'),
       ),
       h(
         'aside',
@@ -228,13 +228,13 @@ export function createView(root, ctx) {
     }
     const ghost = ghostAt(pinned ?? hover);
     if (!ghost) {
-      status.textContent = `Place the ${board().card}: move over your board, then click to drop it.`;
+      status.textContent = TOUCH ? `Place the ${board().card}: tap your board where it should go.` : `Place the ${board().card}: move over your board, then click to drop it.`;
       return;
     }
     if (ghost.check.ok) {
       const points = tileScore({ digit: ghost.digit, level: ghost.check.level });
       status.classList.add('legal');
-      status.textContent = `Level ${ghost.check.level} · +${points} point${points === 1 ? '' : 's'}${pinned ? ' — click again or Confirm to place' : ''}`;
+      status.textContent = `Level ${ghost.check.level} · +${points} point${points === 1 ? '' : 's'}${pinned ? ` — ${TOUCH ? 'tap' : 'click'} again or Confirm to place` : ''}`;
       confirmBtn.disabled = !pinned || sending;
     } else {
       status.classList.add('illegal');
@@ -444,5 +444,49 @@ export function createView(root, ctx) {
     destroy() {
       document.removeEventListener('keydown', onKey);
     },
+  };
+}
+
+// -- words for people: rules, the game log, the end screen ------------------------------
+
+export const rules = [
+  'Twenty rounds. Each round a card shows a digit from 0 to 9, and every player places a tile of that shape in their own layout at the same time. The deck holds two cards of each digit; the tracker shows which are still to come.',
+  'A tile lies on the table (level 0) or on top of other tiles. On the table it must touch your tiles along an edge. On a higher level every square must rest on tiles below — no overhang, no gaps — and it must lie across at least two different tiles. A tile on a level that already has tiles must touch one of them along an edge.',
+  'Tiles can be turned in quarter steps but never flipped. Each tile scores its digit times its level, so a 9 on level 2 is worth 18 and anything on the table is worth 0. Highest total after twenty rounds wins.',
+];
+
+export const optionWords = {
+  tournament: { label: 'Tournament table', hint: 'up to 1,000 players on the same deck' },
+};
+
+/** A log line for one event, or null for the generic line. */
+export function describe(event, name) {
+  switch (event.type) {
+    case 'placed':
+      return event.level > 0
+        ? `${name(event.seat)} placed a ${event.digit} on level ${event.level} for ${event.digit * event.level} point${event.digit * event.level === 1 ? '' : 's'} (total ${event.score}).`
+        : `${name(event.seat)} placed a ${event.digit} on the table (total ${event.score}).`;
+    case 'card':
+      return `Round ${event.round}: the card is a ${event.digit}.`;
+    case 'resigned':
+      return `${name(event.seat)} resigned.`;
+    case 'finished':
+      return `The game is over: ${event.winners.map(name).join(' and ') || 'nobody'} win${event.winners.length === 1 ? 's' : ''}.`;
+    default:
+      return null;
+  }
+}
+
+/** The end screen's breakdown: points per level for every seat. */
+export function breakdown(view) {
+  const players = view.board.players;
+  const top = Math.max(1, ...players.flatMap((p) => p.tiles.map((t) => t.level)));
+  const columns = Array.from({ length: top }, (_, i) => `level ${i + 1}`);
+  return {
+    columns: [...columns, 'tiles'],
+    rows: players.map((p) => [
+      ...columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0)),
+      p.tiles.length,
+    ]),
   };
 }
