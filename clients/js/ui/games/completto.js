@@ -23,6 +23,7 @@ export function createView(root, ctx) {
   const history = h('div', { class: 'cp-history muted' });
   replace(root, h('div', { class: ['cp', me === null ? 'spectating' : 'playing'] }, info, handBox, myRow, pool, others, history));
 
+  const lastPos = new Map(); // seat -> the row position its latest move went to
   const b = () => view.board;
   const myTurn = () => me !== null && view.status === 'playing' && (b().to_act ?? []).includes(me);
   /** Changes whenever the legal actions may have changed. */
@@ -47,11 +48,11 @@ export function createView(root, ctx) {
 
   const ofType = (type) => legal.filter((a) => a.type === type);
 
-  function tileEl(n, { pos, target, picked, onClick, small } = {}) {
+  function tileEl(n, { pos, target, picked, onClick, small, last } = {}) {
     return h(
       onClick ? 'button' : 'span',
       {
-        class: ['cp-slot', n === null ? 'down' : 'up', target ? 'target' : null, picked ? 'picked' : null, small ? 'small' : null],
+        class: ['cp-slot', n === null ? 'down' : 'up', target ? 'target' : null, picked ? 'picked' : null, small ? 'small' : null, last ? 'last' : null],
         data: { pos: pos ?? '', n: n ?? '' },
         title: n === null ? 'face down' : String(n),
         on: onClick ? { click: onClick } : {},
@@ -141,7 +142,7 @@ export function createView(root, ctx) {
       if (places.has(pos)) onClick = () => ctx.act({ type: 'place', pos, reading });
       else if (moves.has(pos)) onClick = () => ((moving = null), ctx.act({ type: 'move', from, to: pos }));
       else if (movable.has(pos)) onClick = () => ((moving = moving === pos ? null : pos), render());
-      items.push(tileEl(n, { pos, target: places.has(pos) || moves.has(pos), picked: moving === pos, onClick, small: !big }));
+      items.push(tileEl(n, { pos, target: places.has(pos) || moves.has(pos), picked: moving === pos, onClick, small: !big, last: lastPos.get(seat) === pos }));
     });
     items.push(gap(player.row.length));
     return h(
@@ -200,6 +201,12 @@ export function createView(root, ctx) {
         moving = null;
         refreshLegal();
       }
+      render();
+    },
+    events(list) {
+      const moved = list.filter((e) => ['insert', 'place', 'move'].includes(e.type));
+      if (!moved.length) return;
+      for (const e of moved) lastPos.set(e.seat, e.type === 'move' ? e.to : e.pos);
       render();
     },
     destroy() {

@@ -116,6 +116,34 @@ function fieldContent(key, value) {
   }
 }
 
+/** The pending choice in words (the engine's prompt names action fields). */
+function promptWords(pending) {
+  switch (pending.kind) {
+    case 'bumped':
+      return `die ${Number(pending.die) + 1} was pushed off its space: place it again now.`;
+    case 'blueprint':
+      return 'take a blueprint — one of the face-up ones, or the top of the deck.';
+    case 'egg':
+      return 'put an egg into one of your empty rooms.';
+    case 'tunnel':
+      return `dig a tunnel at stake D${pending.area}.`;
+    case 'cube':
+      return `take a cube (${pending.from === 'any main stake' ? 'from any stake' : `from stake ${pending.from}`} or a stake card your tunnels reach) into one of your rooms.`;
+    case 'trade':
+      return 'trade to build: pay two cubes, an egg, a queen card or a blueprint — or pass.';
+    case 'trade_take':
+      return 'take the traded cube from a stake and choose the wall column it drops into.';
+    case 'move':
+      return `move cubes between two of your rooms holding dice that show ${pending.value} — or pass.`;
+    case 'build':
+      return `build a blueprint from a room holding dice that show ${pending.value} — or pass.`;
+    case 'bonus':
+      return 'a wall row is complete: choose a bonus.';
+    default:
+      return pending.prompt ?? 'make your choice.';
+  }
+}
+
 const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'edge', 'space', 'cubes', 'colour', 'value'];
 const STEP_QUESTION = {
   type: 'What do you do?',
@@ -264,7 +292,7 @@ export function createView(root, ctx) {
     const board = b();
     const pending = board.pending;
     if (pending) {
-      add(turnBox, h('p', { class: ['tm-prompt', pending.seat === me ? 'mine' : null] }, `${ctx.seatName(pending.seat)}: ${pending.prompt}`));
+      add(turnBox, h('p', { class: ['tm-prompt', pending.seat === me ? 'mine' : null], data: { kind: pending.kind } }, `${ctx.seatName(pending.seat)}: ${promptWords(pending)}`));
     }
     if (!myTurn()) {
       if (view.status === 'playing' && !pending) add(turnBox, h('p', { class: 'muted' }, `Waiting for ${(board.to_act ?? []).map(ctx.seatName).join(', ')}…`));
@@ -476,6 +504,23 @@ export const optionWords = {
   rows_to_end: { label: 'Wall rows to finish', hint: 'completed rows that end the game (5 or 7)' },
 };
 
+/** What a trade cost, in words: {pay, cubes?, room?, card?} (a bare string tolerated). */
+function paidWords(paid) {
+  const pay = typeof paid === 'object' && paid !== null ? paid : { pay: paid };
+  switch (pay.pay) {
+    case 'cubes':
+      return Array.isArray(pay.cubes) ? `${pay.cubes.map(([, colour]) => colour).join(' and ')} cubes` : 'two cubes';
+    case 'egg':
+      return pay.room === undefined ? 'an egg' : `the egg in room ${Number(pay.room) + 1}`;
+    case 'queen':
+      return pay.card ? `the queen card ${QUEEN[pay.card] ?? words(pay.card)}` : 'a queen card';
+    case 'blueprint':
+      return pay.card ? `the ${String(pay.card).replace('-', ' ')} blueprint` : 'a blueprint';
+    default:
+      return 'a price';
+  }
+}
+
 /** A log line for one event, or null for the generic line. */
 export function describe(event, name) {
   const who = event.seat !== undefined ? name(event.seat) : '';
@@ -513,7 +558,7 @@ export function describe(event, name) {
     case 'rows':
       return `${who} completed wall row${event.rows === 1 ? '' : 's'} (${event.rows}).`;
     case 'trade':
-      return `${who} traded ${PAY[event.paid] ?? words(event.paid)} for a cube.`;
+      return `${who} paid ${paidWords(event.paid)} for a cube.`;
     case 'wall_cube':
       return `${who} put a ${event.colour} cube on the wall, column ${Number(event.column) + 1}.`;
     case 'moved':
