@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from tablehub.clients.cli.connection import ServerError
+from tablehub.protocol import Frames
 from tablehub.server.hub import CLOSE_IDLE_MS, CLOSE_REASON, FORGET_FINISHED_MS, UNLOAD_IDLE_MS, Hub
 from tablehub.server.store.memory import MemoryStore
+from tablehub.server.store.redis import RedisStore
 from tablehub.server.tables.actor import Act, Join
 from tests.conftest import RunningHub
 
@@ -82,3 +84,42 @@ async def test_abandoned_tables_are_closed_for_watchers_and_the_lobby(hub: Runni
     finally:
         for conn in (player, watcher, lobby):
             await conn.close()
+
+
+class Watcher:
+    """A feed subscriber that keeps what it is handed (stands in for a session)."""
+
+    id = 10_000
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        self.closed: list[Frames] = []
+
+    def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
+        self.kinds.append(kind)
+        if kind == "closed":
+            self.closed.append(frames)
+
+
+async def test_a_table_closed_by_another_process_is_closed_here_too(redis_url: str) -> None:
+    """Redis topology: the hub that closes an abandoned table deletes it; another hub
+    serving a spectator of it notices at its next check and sends the close there."""
+    first, second = Hub(RedisStore(redis_url)), Hub(RedisStore(redis_url))
+    await first.start()
+    await second.start()
+    try:
+        table = await first.create_table("nmbr9", 2, {})
+        await first.submit(table, Join("ann", None, None))
+        watcher = Watcher()
+        (await second.table(table)).feed.subscribe(watcher, None)
+        now = first.clock_ms() + CLOSE_IDLE_MS + 1000
+        assert table in await first.tidy(now), "nobody seated is connected: closed"
+        assert await first.store.load(table) is None
+        assert table in await second.tidy(second.clock_ms())
+        assert table not in second.live
+        assert [f.msg for f in watcher.closed] == [
+            {"t": "table_closed", "table": table, "reason": CLOSE_REASON}
+        ]
+    finally:
+        await first.stop()
+        await second.stop()

@@ -23,7 +23,9 @@ function optionInput(game, name, spec) {
   } else if (spec.choices) {
     input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, words.choices?.[c] ?? c.replaceAll('_', ' '))));
   } else if (spec.type === 'integer') {
-    input = h('input', { id, name, type: 'number', step: 1, min: spec.minimum, max: spec.maximum, value: spec.default ?? '', placeholder: words.zero });
+    // An option whose 0 means "off" shows empty with that word (empty sends the default).
+    const off = words.zero && spec.default === 0;
+    input = h('input', { id, name, type: 'number', step: 1, min: spec.minimum, max: spec.maximum, value: off ? '' : (spec.default ?? ''), placeholder: words.zero });
   } else {
     input = h('input', { id, name, value: spec.default ?? '' });
   }

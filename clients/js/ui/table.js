@@ -46,7 +46,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
   const endScreen = h('section', { class: 'end-screen card', hidden: true, 'aria-live': 'polite' });
   const notice = h('div', { class: 'timer-notice', role: 'status', hidden: true });
   const rulesBox = h('details', { class: 'rules-help' }, h('summary', {}, 'How to play'));
-  const log = h('ol', { class: 'event-log' });
+  const log = h('ol', { class: 'event-log', 'aria-label': 'game log, newest first' });
   const resignBtn = h('button', { class: 'danger resign', hidden: true, on: { click: resign } }, 'Resign');
   const shareBtn = h('button', { class: 'share', on: { click: share } }, 'Copy watch link');
 
@@ -245,7 +245,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
             h(
               'tr',
               { class: [winners.includes(i) ? 'winner' : null, i === seat ? 'me' : null], data: { seat: i } },
-              h('td', {}, winners.includes(i) ? `${p} 🏆` : String(p)),
+              h('td', {}, winners.includes(i) ? `${p} ★` : String(p)),
               h('td', {}, seatName(i)),
               (parts.rows[i] ?? []).map((v) => h('td', { class: 'num' }, String(v))),
               h('td', { class: 'num score' }, scores[i] === null || scores[i] === undefined ? '–' : String(scores[i])),

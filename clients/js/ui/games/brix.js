@@ -309,7 +309,7 @@ export const optionWords = {
     label: 'Winning lines',
     choices: { symbols: 'X against O', colors: 'orange against blue', symbols_vs_colors: 'symbols against colours' },
   },
-  move_limit: { label: 'Draw after moving turns', hint: '0 means never', zero: 'never' },
+  move_limit: { label: 'Draw after moving turns', hint: 'empty or 0: never', zero: 'never' },
 };
 
 const REASONS = {

@@ -153,6 +153,7 @@ export function createView(root, ctx) {
     h('button', { class: 'n9-hint', title: 'pin the best-scoring legal spot', on: { click: () => hint() } }, 'Hint'),
     confirmBtn,
   );
+  const hintText = h('p', { class: 'hint-text' }, TOUCH ? 'Tap your board to drop the tile there (or drag the tile from its preview) · Rotate with the buttons · tap it again or Confirm to place it.' : 'Move over your board: the tile follows (or drag it from its preview). Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.');
   const boardWrap = h('div', { class: 'n9-main-board' });
   const boardTitle = h('h3', { class: 'n9-board-title' });
   const tracker = h('div', { class: 'n9-tracker' });
@@ -180,7 +181,7 @@ export function createView(root, ctx) {
         boardTitle,
         boardWrap,
         legend,
-        me === null ? null : h('p', { class: 'hint-text' }, TOUCH ? 'Tap your board to drop the tile there · Rotate with the buttons · tap it again or Confirm to place it.' : 'Move over your board: the tile follows. Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.'),
+        me === null ? null : hintText,
       ),
       h(
         'aside',
@@ -485,6 +486,7 @@ export function createView(root, ctx) {
   function update(next) {
     const prevRound = view?.board?.round;
     view = next;
+    controls.hidden = hintText.hidden = board().finished || view.status === 'finished';
     if (prevRound !== undefined && prevRound !== board().round) {
       pinned = null; // a new card: pick up any dropped ghost
       rot = 0;

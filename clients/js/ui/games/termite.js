@@ -70,7 +70,7 @@ export function slotWords(slot) {
   const m = /^([ACEG])(\d)$/.exec(slot);
   if (m) return `card ${m[1]}, space ${m[2]}`;
   const d = /^D(\d)([tc])$/.exec(slot);
-  if (d) return `${d[2] === 't' ? 'tunnel' : 'collect'} space of stake D${d[1]}`;
+  if (d) return `the ${d[2] === 't' ? 'tunnel' : 'collect'} space of stake D${d[1]}`;
   const r = /^R(\d+)$/.exec(slot);
   if (r) return `room ${Number(r[1]) + 1}`;
   return String(slot);
@@ -526,7 +526,7 @@ export function describe(event, name) {
   const who = event.seat !== undefined ? name(event.seat) : '';
   switch (event.type) {
     case 'placed':
-      return `${who} put a ${event.value} on ${slotWords(event.slot)}${event.helper !== null && event.helper !== undefined ? ' with a helper die' : ''}.`;
+      return `${who} put a ${event.value} ${/^R/.test(event.slot) ? 'in' : 'on'} ${slotWords(event.slot)}${event.helper !== null && event.helper !== undefined ? ' with a helper die' : ''}.`;
     case 'bumped':
       return `${who}'s die was pushed off ${slotWords(event.slot)}.`;
     case 'queen_played':
