@@ -43,10 +43,10 @@ UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
 CLOSE_IDLE_MS = 60 * 60 * 1000
-CLOSE_REASON = "nobody played for an hour and no player was at the table"
 """An unfinished table is closed (``table_closed`` to its watchers and the lobby, then
 deleted from the store) after this long without a commit while no human player is
 connected to it: an abandoned table must not sit in the lobby as "playing" forever."""
+CLOSE_REASON = "nobody played for an hour and no player was at the table"
 FORGET_FINISHED_MS = 60 * 60 * 1000
 """The memory store forgets finished tables after this idle time, so one long-running
 process does not grow without bound (Redis keeps them)."""

@@ -236,7 +236,7 @@ export function describe(event, name) {
     case 'reveal':
       return `${who} turned up ${event.tile}.`;
     case 'turn':
-      return event.bonus ? `${who} gets another turn.` : `It is ${who}'s turn.`;
+      return event.bonus ? `${who} plays again.` : `${who} to play.`;
     case 'take':
       return `${who} took ${event.tile} from the ${event.source === 'pool' ? 'face-down pool' : 'face-up tiles'}${event.fits === false ? '; it fits nowhere' : ''}.`;
     case 'place':

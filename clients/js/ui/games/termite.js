@@ -144,6 +144,13 @@ function promptWords(pending) {
   }
 }
 
+/** A whole action as a button's content: its fields in words (the type alone if none). */
+function actionContent(action) {
+  const fields = Object.entries(action).filter(([key]) => key !== 'type');
+  if (!fields.length) return fieldContent('type', action.type);
+  return fields.map(([key, value], i) => [i ? ', ' : '', fieldContent(key, value)]);
+}
+
 const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'edge', 'space', 'cubes', 'colour', 'value'];
 const STEP_QUESTION = {
   type: 'What do you do?',
@@ -276,7 +283,7 @@ export function createView(root, ctx) {
               ),
             ),
           ]
-        : left.map((a) => h('button', { class: 'small tm-choice', on: { click: () => ctx.act(a) } }, fieldContent('type', a.type))),
+        : left.map((a) => h('button', { class: ['small', 'tm-choice', a.type], on: { click: () => ctx.act(a) } }, actionContent(a))),
       picks.length || onCancel ? h('button', { class: 'small tm-back', on: { click: () => (picks.length ? picks.pop() : onCancel?.(), render()) } }, picks.length ? 'Back' : 'Cancel') : null,
     );
   }
