@@ -298,6 +298,55 @@ describe('the lobby on a phone', () => {
   });
 });
 
+describe('a game without its own view', () => {
+  it('shows the board and the moves in words, chosen in steps', async () => {
+    const page = await open('lee');
+    const out = await page.evaluate(async () => {
+      const { createView } = await import('/ui/games/generic.js');
+      const root = document.createElement('div');
+      document.body.append(root);
+      const acted = [];
+      const legal = [{ type: 'place', x: 1, y: 2 }, { type: 'place', x: 1, y: 3 }, { type: 'pass' }];
+      const ctx = { seat: 0, seatName: (s) => `seat ${s + 1}`, act: async (a) => (acted.push(a), true), legal: async () => legal };
+      const view = createView(root, ctx);
+      await view.update({ status: 'playing', to_act: [0], board: { round: 2, open_cards: [3, 4], last_player: null } });
+      const buttons = () => [...root.querySelectorAll('button.legal-action')];
+      const texts = [buttons().map((b) => b.textContent)];
+      buttons().find((b) => b.textContent === 'place').click();
+      texts.push(buttons().map((b) => b.textContent));
+      buttons().find((b) => b.textContent === '3').click(); // act() records synchronously
+      const board = root.querySelector('.generic-board').textContent;
+      root.remove();
+      return { texts, acted, board };
+    });
+    assert.deepEqual(out.texts, [['place', 'pass'], ['2', '3']]);
+    assert.deepEqual(out.acted, [{ type: 'place', x: 1, y: 3 }]);
+    assert.equal(out.board, 'round2open cards3, 4last player—');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('bot levels', () => {
+  it('are offered when the server lists them, and not otherwise', async () => {
+    const page = await open('kim');
+    assert.equal(await page.$$eval('select[name="bot_level"]', (els) => els.length), 0, 'today\'s server lists none');
+    await page.evaluate(() => {
+      const game = window.tablehub.games.find((g) => g.id === 'brix');
+      game.bot_levels = [
+        { id: 'easy', name: 'Easy', description: 'plays the first legal move' },
+        { id: 'fair', name: 'Fair', description: 'looks one move ahead' },
+      ];
+      game.default_bot_level = 'fair';
+      window.tablehub.go('#/');
+    });
+    const select = page.locator('.new-table[data-game="brix"] select[name="bot_level"]');
+    assert.equal(await select.inputValue(), 'fair', 'the default level is chosen');
+    assert.deepEqual(await select.locator('option').allTextContents(), ['Easy', 'Fair']);
+    assert.equal(await page.$$eval('select[name="bot_level"]', (els) => els.length), 1, 'only where listed');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
 describe('the other games', () => {
   it('wall duel: place bricks by clicking targets, then move one', async () => {
     const page = await open('dora');
