@@ -443,6 +443,7 @@ describe('Termite Towers in steps', () => {
     await page.waitForSelector('.tm-cards .tm-slot');
     const seen = new Map(); // night kind -> the questions its answer took
     let day = 0;
+    let roomQuestions = 0;
     for (let step = 0; step < 120 && NIGHT_KINDS.some((k) => !seen.has(k)); step++) {
       const state = await page.evaluate(async (t) => {
         const { client } = window.tablehub;
@@ -458,6 +459,13 @@ describe('Termite Towers in steps', () => {
         for (;;) {
           questions += 1;
           const picks = await page.$$eval('.tm-pick', (els) => els.length);
+          if ((await page.textContent('.tm-question')) === 'Which room?') {
+            // The rooms to choose from are marked on the board too.
+            const offered = await page.$$eval('.tm-steps .tm-choice', (els) => els.map((e) => e.textContent));
+            const marked = await page.$$eval('.tm-mine .tm-rooms .tm-slot.target[data-room]', (els) => els.map((e) => `room ${Number(e.dataset.room) + 1}`));
+            assert.deepEqual(marked, offered);
+            roomQuestions += 1;
+          }
           await page.click('.tm-steps .tm-choice:not(.pass)');
           const moved = await page.waitForFunction(
             ({ t, v, n }) => window.tablehub.client.tables.get(t).version > v ? 'acted' : document.querySelectorAll('.tm-pick').length > n ? 'next' : false,
@@ -486,6 +494,7 @@ describe('Termite Towers in steps', () => {
     }
     assert.deepEqual([...seen.keys()].filter((k) => NIGHT_KINDS.includes(k)).sort(), [...NIGHT_KINDS].sort(), `night choices met: ${[...seen.keys()]}`);
     for (const [kind, questions] of seen) assert.ok(questions <= 5, `${kind} took ${questions} questions`);
+    assert.ok(roomQuestions > 0, 'a room was chosen on the board');
     // Rooms are numbered from 1 everywhere; the prompt is in words, not field syntax.
     assert.deepEqual(await page.$$eval('.tm-mine .tm-rooms small', (els) => els.map((e) => e.textContent)), ['room 1', 'room 2', 'room 3', 'room 4', 'room 5', 'room 6']);
     assertReadable(await logLines(page));

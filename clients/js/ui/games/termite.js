@@ -180,6 +180,7 @@ export function createView(root, ctx) {
   let helper = null; // index of a helper die, or null
   let picks = []; // answers given so far to the pending choice: [{key, value}]
   let slotChoice = null; // place_die actions of one slot still differing (e.g. the value)
+  const roomPicks = new Map(); // room -> answer, while the chooser asks "which room?"
   const lastBySeat = new Map(); // seat -> the slot its latest die went to
   let lastSlots = new Set(); // those slots (highlighted)
 
@@ -270,17 +271,19 @@ export function createView(root, ctx) {
             h(
               'div',
               { class: 'tm-choices' },
-              step.options.map((o) =>
-                h(
+              step.options.map((o) => {
+                const answer = () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && ((picks = []), (slotChoice = null), (selected = helper = null))) : (picks.push({ key: step.key, value: o.value }), render()));
+                if (step.key === 'room') roomPicks.set(o.value, answer); // also on the board
+                return h(
                   'button',
                   {
                     class: ['small', 'tm-choice', step.key === 'type' ? o.value : null],
                     data: { key: step.key, count: o.actions.length },
-                    on: { click: () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && ((picks = []), (slotChoice = null), (selected = helper = null))) : (picks.push({ key: step.key, value: o.value }), render())) },
+                    on: { click: answer },
                   },
                   fieldContent(step.key, o.value),
-                ),
-              ),
+                );
+              }),
             ),
           ]
         : left.map((a) => h('button', { class: ['small', 'tm-choice', a.type], on: { click: () => ctx.act(a) } }, actionContent(a))),
@@ -296,6 +299,7 @@ export function createView(root, ctx) {
 
   function renderTurn() {
     replace(turnBox);
+    roomPicks.clear();
     const board = b();
     const pending = board.pending;
     if (pending) {
@@ -429,7 +433,11 @@ export function createView(root, ctx) {
         'div',
         { class: 'tm-rooms' },
         player.rooms.map((room, r) =>
-          (mine ? (content) => slotButton(`R${r}`, content, targets) : (content) => h('div', { class: 'tm-slot' }, content))([
+          (mine && roomPicks.has(r)
+            ? (content) => h('button', { class: 'tm-slot target', type: 'button', data: { room: r }, on: { click: roomPicks.get(r) } }, content)
+            : mine
+              ? (content) => slotButton(`R${r}`, content, targets)
+              : (content) => h('div', { class: 'tm-slot' }, content))([
             h('small', {}, `room ${r + 1}`),
             room.egg ? h('span', { class: 'tm-egg', title: 'egg' }) : null,
             cubes(room.cubes ?? []),
