@@ -404,7 +404,12 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     }),
     client.on('resume_failed', ({ table: t, code }) => {
       if (t !== table) return;
-      app.toast(`Lost this table after reconnecting (${code})`, 'error');
+      const why = { unknown_table: 'the table no longer exists', seat_taken: 'someone else has your seat now', unauthorized: 'your seat’s key was not accepted' }[code] ?? 'the server could not give it back';
+      app.toast(`Lost this table after reconnecting: ${why}.`, 'error');
+      if (code === 'unknown_table') {
+        app.seats.forget(table);
+        return;
+      }
       if (seat !== null) {
         app.seats.forget(table);
         spectate().catch(() => {});

@@ -76,8 +76,9 @@ export function slotWords(slot) {
   return String(slot);
 }
 
-/** One field of a choice as a button's content (pieces where it is a piece). */
-function fieldContent(key, value) {
+/** One field of a choice as a button's content (pieces where it is a piece); `board`
+ * (the view's board, optional) lets a stake show its colour. */
+function fieldContent(key, value, board = null) {
   if (value === undefined) return 'none';
   switch (key) {
     case 'type':
@@ -92,8 +93,13 @@ function fieldContent(key, value) {
       return `turned ${Number(value) * 90}°`;
     case 'blueprint':
       return value === 'deck' ? 'top of the deck' : blueprintEl(value);
-    case 'source':
-      return /^D\d$/.test(value) ? `stake ${value}` : `stake card ${value}`;
+    case 'source': {
+      const m = /^D(\d)(?:\/(\w+))?$/.exec(value);
+      if (!m) return words(value);
+      const stake = board?.stakes?.[Number(m[1]) - 1];
+      const colour = m[2] ? stake?.cards?.[m[2]]?.colour : stake?.colour;
+      return [colour ? cubes([colour]) : null, m[2] ? ` stake card ${m[2]} of D${m[1]}` : ` stake D${m[1]}`];
+    }
     case 'edge':
       return `tunnel ${value.replace('S', 'start').replace('-', ' → ')}`;
     case 'space':
@@ -264,7 +270,7 @@ export function createView(root, ctx) {
     return h(
       'div',
       { class: 'tm-steps' },
-      picks.length ? h('p', { class: 'tm-picked' }, 'You chose: ', picks.map((p) => h('span', { class: 'tm-pick' }, fieldContent(p.key, p.value)))) : null,
+      picks.length ? h('p', { class: 'tm-picked' }, 'You chose: ', picks.map((p) => h('span', { class: 'tm-pick' }, fieldContent(p.key, p.value, b())))) : null,
       step
         ? [
             h('p', { class: 'tm-question' }, STEP_QUESTION[step.key] ?? `Choose ${words(step.key)}`),
@@ -281,7 +287,7 @@ export function createView(root, ctx) {
                     data: { key: step.key, count: o.actions.length },
                     on: { click: answer },
                   },
-                  fieldContent(step.key, o.value),
+                  fieldContent(step.key, o.value, b()),
                 );
               }),
             ),
