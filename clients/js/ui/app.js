@@ -129,7 +129,7 @@ function askName(main) {
 async function boot() {
   const main = document.getElementById('main');
   setConnection('idle');
-  app.protocol = await loadProtocol(fromUrl(new URL('/protocol/v1/', location.href).href)).catch((err) => {
+  app.protocol = await loadProtocol(fromUrl('/protocol/v1/')).catch((err) => {
     console.warn('protocol files not available, requests are not validated client-side:', err);
     return null;
   });

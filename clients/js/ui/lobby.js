@@ -128,7 +128,7 @@ function seatChips(row) {
     row.seats.map((s, i) =>
       h(
         'span',
-        { class: ['chip', s.name ? null : 'free', s.bot ? 'bot' : null, s.connected ? 'online' : null], title: s.name ? `${s.name}${s.bot ? ' (bot)' : ''}${s.connected ? ', connected' : ''}` : `seat ${i} is free` },
+        { class: ['chip', s.name ? null : 'free', s.bot ? 'bot' : null, s.connected ? 'online' : null], title: s.name ? `${s.name}${s.bot ? ' (bot)' : ''}${s.connected ? ', connected' : ''}` : `seat ${i + 1} is free` },
         s.bot ? h('span', { class: 'bot-tag' }, 'bot') : null,
         s.name ?? 'free',
       ),
