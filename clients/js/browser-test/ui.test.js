@@ -378,7 +378,8 @@ describe('the other games', () => {
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForFunction((b) => document.querySelector('.bx-info').textContent !== b, before);
     const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
-    assert.ok(log.some((line) => /dora \(you\) moved a brick to column -?\d+, row \d+\./.test(line)), log.join('\n'));
+    assert.ok(log.some((line) => /dora \(you\) moved a brick, now (lying|standing) on (the ground|row \d+)\./.test(line)), log.join('\n'));
+    assertReadable(log);
     await screenshot(page, 'brix');
     assert.deepEqual(page.problems, []);
   });
@@ -412,6 +413,7 @@ describe('the other games', () => {
     }
     const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
     assert.ok(log.some((line) => /eve \(you\) took \d+ from the face-down pool/.test(line)), log.join('\n'));
+    assertReadable(log);
     await screenshot(page, 'completto');
     assert.deepEqual(page.problems, []);
   });

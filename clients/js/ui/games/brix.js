@@ -327,16 +327,21 @@ export function reason(code) {
   return REASONS[code] ?? null;
 }
 
-const at = (pos) => (pos ? `column ${pos.x + 1}, row ${pos.y + 1}` : 'the wall');
+/** Where a brick went, in words: how it lies and its height (columns may be negative). */
+function at(pos) {
+  if (!pos) return 'in the wall';
+  const how = pos.dir === 'v' ? 'standing' : 'lying';
+  return pos.y === 0 ? `${how} on the ground` : `${how} on row ${pos.y + 1}`;
+}
 
 /** A log line for one event, or null for the generic line. */
 export function describe(event, name) {
   const who = event.seat !== undefined ? name(event.seat) : '';
   switch (event.type) {
     case 'place':
-      return `${who} placed a brick at ${at(event.to)}.`;
+      return `${who} placed a brick ${at(event.to)}.`;
     case 'move':
-      return `${who} moved a brick to ${at(event.to)}.`;
+      return `${who} moved a brick, now ${at(event.to)}.`;
     case 'line':
       return `Four ${event.value} in a line for ${who}.`;
     case 'collapse':
