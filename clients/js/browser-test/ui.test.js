@@ -505,6 +505,32 @@ describe('Termite Towers in steps', () => {
   });
 });
 
+describe('a server that restarts without its tables', () => {
+  it('the table page says the table is gone, instead of waiting forever', async () => {
+    const own = await startHub();
+    let again = null;
+    try {
+      const page = await openUi(browser, own, 'max');
+      pages.push(page);
+      await createTable(page, 'nmbr9', { seats: 2, bots: true });
+      await page.waitForSelector('.n9-big');
+      await own.stop(); // a memory:// hub forgets every table
+      again = await startHub({ port: own.port });
+      await page.waitForSelector('.closed-table', { timeout: 20000 });
+      assert.equal(await page.textContent('.closed-table h3'), 'This table is gone');
+      assert.equal(await page.evaluate(() => Object.keys(window.tablehub.seats.all()).length), 0, 'its seat is forgotten');
+      await screenshot(page, 'table-gone');
+      // Chromium itself logs each refused reconnect while the hub is down: expected here.
+      const refused = /^console error: WebSocket connection to '\S+' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED$/;
+      assert.deepEqual(page.problems.filter((p) => !refused.test(p)), []);
+      page.problems.length = 0;
+    } finally {
+      await again?.stop();
+      await own.stop();
+    }
+  });
+});
+
 describe('no page errors', () => {
   it('logged no script errors in any page', () => {
     for (const page of pages) assert.deepEqual(page.problems, []);

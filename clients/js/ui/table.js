@@ -404,31 +404,35 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     }),
     client.on('resume_failed', ({ table: t, code }) => {
       if (t !== table) return;
-      const why = { unknown_table: 'the table no longer exists', seat_taken: 'someone else has your seat now', unauthorized: 'your seat’s key was not accepted' }[code] ?? 'the server could not give it back';
-      app.toast(`Lost this table after reconnecting: ${why}.`, 'error');
       if (code === 'unknown_table') {
-        app.seats.forget(table);
+        gone('This table is gone', 'The server no longer knows it (it may have restarted, or closed the table).');
         return;
       }
+      const why = { seat_taken: 'someone else has your seat now', unauthorized: 'your seat’s key was not accepted' }[code] ?? 'the server could not give it back';
+      app.toast(`Your seat was lost after reconnecting: ${why}. Watching instead.`, 'error');
       if (seat !== null) {
         app.seats.forget(table);
         spectate().catch(() => {});
       }
     }),
     client.on('table_closed', ({ table: t, reason }) => {
-      if (t !== table) return;
-      closed = true; // no more pushes come for it
-      app.seats.forget(table);
-      controller?.destroy?.();
-      controller = null;
-      controllerKey = null;
-      clock.hidden = resignBtn.hidden = true;
-      replace(
-        gameRoot,
-        h('div', { class: 'card closed-table' }, h('h3', {}, 'This table was closed'), h('p', {}, reason ? `${reason[0].toUpperCase()}${reason.slice(1)}.` : 'The server closed it.'), h('a', { href: '#/' }, 'Back to the lobby')),
-      );
+      if (t === table) gone('This table was closed', reason ? `${reason[0].toUpperCase()}${reason.slice(1)}.` : 'The server closed it.');
     }),
   );
+
+  /** The table no longer exists: say why, instead of a board that will never move. */
+  function gone(title, text) {
+    closed = true; // no more pushes come for it
+    app.seats.forget(table);
+    controller?.destroy?.();
+    controller = null;
+    controllerKey = null;
+    clock.hidden = resignBtn.hidden = true;
+    notice.hidden = true;
+    endScreen.hidden = true;
+    replace(gameRoot, h('div', { class: 'card closed-table' }, h('h3', {}, title), h('p', {}, text), h('a', { href: '#/' }, 'Back to the lobby')));
+  }
+
   enter();
 
   return {
