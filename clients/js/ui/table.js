@@ -427,9 +427,11 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     controller?.destroy?.();
     controller = null;
     controllerKey = null;
-    clock.hidden = resignBtn.hidden = true;
-    notice.hidden = true;
-    endScreen.hidden = true;
+    clock.hidden = resignBtn.hidden = shareBtn.hidden = notice.hidden = endScreen.hidden = banner.hidden = true;
+    statusPill.className = 'pill closed';
+    statusPill.textContent = 'closed';
+    turnInfo.textContent = '';
+    replace(seatsBar);
     replace(gameRoot, h('div', { class: 'card closed-table' }, h('h3', {}, title), h('p', {}, text), h('a', { href: '#/' }, 'Back to the lobby')));
   }
 
