@@ -446,6 +446,7 @@ describe('Termite Towers in steps', () => {
     const seen = new Map(); // night kind -> the questions its answer took
     let day = 0;
     let roomQuestions = 0;
+    let columnQuestions = 0;
     for (let step = 0; step < 120 && NIGHT_KINDS.some((k) => !seen.has(k)); step++) {
       const state = await page.evaluate(async (t) => {
         const { client } = window.tablehub;
@@ -467,6 +468,14 @@ describe('Termite Towers in steps', () => {
             const marked = await page.$$eval('.tm-mine .tm-rooms .tm-slot.target[data-room]', (els) => els.map((e) => `room ${Number(e.dataset.room) + 1}`));
             assert.deepEqual(marked, offered);
             roomQuestions += 1;
+          }
+          if ((await page.textContent('.tm-question')) === 'Which wall column?') {
+            // ... and so are the wall columns, above the wall.
+            const offered = await page.$$eval('.tm-steps .tm-choice', (els) => els.map((e) => e.textContent));
+            const marked = await page.$$eval('.tm-mine .tm-wall-pick', (els) => els.map((e) => `column ${Number(e.dataset.column) + 1}`));
+            assert.deepEqual(marked, offered);
+            columnQuestions += 1;
+            if (columnQuestions === 1) await screenshot(page, 'termite-column');
           }
           await page.click('.tm-steps .tm-choice:not(.pass)');
           const moved = await page.waitForFunction(
@@ -497,6 +506,7 @@ describe('Termite Towers in steps', () => {
     assert.deepEqual([...seen.keys()].filter((k) => NIGHT_KINDS.includes(k)).sort(), [...NIGHT_KINDS].sort(), `night choices met: ${[...seen.keys()]}`);
     for (const [kind, questions] of seen) assert.ok(questions <= 5, `${kind} took ${questions} questions`);
     assert.ok(roomQuestions > 0, 'a room was chosen on the board');
+    assert.ok(columnQuestions > 0, 'a wall column was chosen on the board');
     // Rooms are numbered from 1 everywhere; the prompt is in words, not field syntax.
     assert.deepEqual(await page.$$eval('.tm-mine .tm-rooms small', (els) => els.map((e) => e.textContent)), ['room 1', 'room 2', 'room 3', 'room 4', 'room 5', 'room 6']);
     assertReadable(await logLines(page));

@@ -187,6 +187,7 @@ export function createView(root, ctx) {
   let picks = []; // answers given so far to the pending choice: [{key, value}]
   let slotChoice = null; // place_die actions of one slot still differing (e.g. the value)
   const roomPicks = new Map(); // room -> answer, while the chooser asks "which room?"
+  const columnPicks = new Map(); // wall column -> answer, while it asks "which column?"
   const lastBySeat = new Map(); // seat -> the slot its latest die went to
   let lastSlots = new Set(); // those slots (highlighted)
 
@@ -280,6 +281,7 @@ export function createView(root, ctx) {
               step.options.map((o) => {
                 const answer = () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && ((picks = []), (slotChoice = null), (selected = helper = null))) : (picks.push({ key: step.key, value: o.value }), render()));
                 if (step.key === 'room') roomPicks.set(o.value, answer); // also on the board
+                if (step.key === 'column') columnPicks.set(o.value, answer);
                 return h(
                   'button',
                   {
@@ -306,6 +308,7 @@ export function createView(root, ctx) {
   function renderTurn() {
     replace(turnBox);
     roomPicks.clear();
+    columnPicks.clear();
     const board = b();
     const pending = board.pending;
     if (pending) {
@@ -401,11 +404,16 @@ export function createView(root, ctx) {
     );
   }
 
-  function wallEl(rows) {
-    // rows are bottom first; draw top first
+  function wallEl(rows, { picks = null } = {}) {
+    // rows are bottom first; draw top first.  `picks` (column -> answer): the columns
+    // the chooser offers, as buttons above the wall.
+    const width = rows[0]?.length ?? 0;
     return h(
       'div',
       { class: 'tm-wall' },
+      picks?.size
+        ? h('div', { class: 'tm-wall-row tm-wall-picks' }, Array.from({ length: width }, (_, x) => (picks.has(x) ? h('button', { class: 'tm-wall-pick', type: 'button', data: { column: x }, title: `column ${x + 1}`, on: { click: picks.get(x) } }, '▼') : h('span', { class: 'tm-wall-cell empty' }))))
+        : null,
       [...rows].reverse().map((row) =>
         h('div', { class: 'tm-wall-row' }, [...row].map((c) => h('span', { class: ['tm-wall-cell', c === '.' ? 'empty' : null], style: c === '.' ? {} : { background: CUBE_COLOURS[INITIAL[c]] ?? '#999' }, title: INITIAL[c] ?? '' }))),
       ),
@@ -451,7 +459,7 @@ export function createView(root, ctx) {
           ]),
         ),
       ),
-      full ? wallEl(player.wall) : null,
+      full ? wallEl(player.wall, { picks: mine ? columnPicks : null }) : null,
       h(
         'div',
         { class: 'tm-meta' },
