@@ -405,7 +405,6 @@ class Hub:
         connected; in the Redis topology also the tables served here that another
         process closed (deleted from the store).  The ids closed here."""
         records = await self.store.tables()
-        stored = {record.table for record in records}
         doomed = []
         for stored_record in records:
             live = self.live.get(stored_record.table)
@@ -423,7 +422,9 @@ class Hub:
             await self.store.delete(record.table)
             doomed.append(record.table)
         if self.store.multi_process:
-            doomed += [t for t in self.live if t not in stored and t not in self._loading]
+            here = [t for t in self.live if t not in doomed]
+            versions = await self.store.latest_versions(here)  # a deleted table has none
+            doomed += [t for t in here if t not in versions and t in self.live]
         for table_id in doomed:
             frames = Frames({"t": "table_closed", "table": table_id, "reason": CLOSE_REASON})
             for sub in list(self._lobby.values()):
