@@ -44,10 +44,14 @@ JANITOR_S = 30.0
 UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
+CLOSE_IDLE_MS = 60 * 60 * 1000
+"""An unfinished table is closed (``table_closed`` to its watchers and the lobby, then
+deleted from the store) after this long without a commit while no human player is
+connected to it: an abandoned table must not sit in the lobby as "playing" forever."""
+CLOSE_REASON = "nobody played for an hour and no player was at the table"
 FORGET_FINISHED_MS = 60 * 60 * 1000
-FORGET_ABANDONED_MS = 24 * 60 * 60 * 1000
-"""The memory store forgets finished / abandoned tables after these idle times, so one
-long-running process does not grow without bound (Redis keeps them)."""
+"""The memory store forgets finished tables after this idle time, so one long-running
+process does not grow without bound (Redis keeps them)."""
 
 
 def wall_clock_ms() -> int:
@@ -58,6 +62,8 @@ class LobbySubscriber(Protocol):
     id: int
 
     def deliver_lobby(self, frames: Frames) -> None: ...
+
+    def deliver_closed(self, table: str, frames: Frames) -> None: ...
 
 
 @dataclass
@@ -385,8 +391,9 @@ class Hub:
                 log.exception("janitor failed")
 
     async def tidy(self, now_ms: int) -> list[str]:
-        """Unload tables nobody watches (and, in memory, forget old ones); the ids unloaded."""
-        unloaded = []
+        """Close abandoned tables, unload tables nobody watches (and, in memory, forget
+        old finished ones); the ids unloaded (closed ones included)."""
+        unloaded = await self._close_abandoned(now_ms)
         for table_id, live in list(self.live.items()):
             record = live.record
             idle = now_ms - record.updated_ms
@@ -400,13 +407,49 @@ class Hub:
             for record in await self.store.tables():
                 idle = now_ms - record.updated_ms
                 finished = record.status is TableStatus.FINISHED
-                if record.table not in self.live and (
-                    (finished and idle >= FORGET_FINISHED_MS) or idle >= FORGET_ABANDONED_MS
-                ):
+                if record.table not in self.live and finished and idle >= FORGET_FINISHED_MS:
                     await self.store.delete(record.table)
         if unloaded:
             self._lobby_changed()
         return unloaded
+
+    async def _close_abandoned(self, now_ms: int) -> list[str]:
+        """Close unfinished tables idle for ``CLOSE_IDLE_MS`` with no human player
+        connected; in the Redis topology also the tables served here that another
+        process closed (deleted from the store).  The ids closed here."""
+        records = await self.store.tables()
+        doomed = []
+        for stored_record in records:
+            live = self.live.get(stored_record.table)
+            record = live.record if live is not None else stored_record
+            if record.status is TableStatus.FINISHED or now_ms - record.updated_ms < CLOSE_IDLE_MS:
+                continue
+            if live is not None and any(
+                s["connected"] and not s["bot"] for s in live.feed.presence()["seats"]
+            ):
+                continue
+            if self.store.multi_process and any(
+                p.get("seats") for p in await self.store.presence(record.table)
+            ):
+                continue
+            await self.store.delete(record.table)
+            doomed.append(record.table)
+        if self.store.multi_process:
+            here = [t for t in self.live if t not in doomed]
+            versions = await self.store.latest_versions(here)  # a deleted table has none
+            doomed += [t for t in here if t not in versions and t in self.live]
+        for table_id in doomed:
+            frames = Frames({"t": "table_closed", "table": table_id, "reason": CLOSE_REASON})
+            for sub in list(self._lobby.values()):
+                sub.deliver_closed(table_id, frames)
+            live = self.live.get(table_id)
+            if live is not None:
+                live.feed.close(frames)
+                await self._unload(table_id, live)
+            log.info("table %s closed: %s", table_id, CLOSE_REASON)
+        if doomed:
+            self._lobby_changed()
+        return doomed
 
     async def _unload(self, table_id: str, live: LiveTable) -> None:
         del self.live[table_id]

@@ -121,6 +121,7 @@ class Session:
         self._errors = WindowCounter()
         self._overflows = WindowCounter()
         self._closing: Closing | None = None
+        self._closed_tables: set[str] = set()  # tables whose table_closed was queued
 
     # -- outbound --------------------------------------------------------------------
 
@@ -156,11 +157,25 @@ class Session:
         self._lobby = frames
         self._wake.set()
 
+    def deliver_closed(self, table: str, frames: Frames) -> None:
+        """Queue a ``table_closed`` push (from the lobby, or the table's feed) once."""
+        if self.state is SessionState.CLOSED or table in self._closed_tables:
+            return
+        self._closed_tables.add(table)
+        self.watching.pop(table, None)
+        self.seats.pop(table, None)
+        self._sent_version.pop(table, None)
+        self._data.append((table, -1, frames, "closed"))
+        self._wake.set()
+
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
         if self.state is SessionState.CLOSED or self._closing is not None:
             return
         if table not in self.watching:
+            return
+        if kind == "closed":
+            self.deliver_closed(table, frames)
             return
         if len(self._data) >= self.limits.outbound_queue:
             self._overflow()
@@ -174,7 +189,9 @@ class Session:
         if self._overflows.hit() > self.limits.max_overflows_per_minute:
             self._abort(Closing(4000, "slow consumer"))
             return
+        closed = [item for item in self._data if item[3] == "closed"]
         self._data.clear()
+        self._data.extend(closed)  # a close notice is never covered by a snapshot
         for table in self.watching:
             self._data.append((table, -1, None, "refresh"))
 
@@ -205,6 +222,9 @@ class Session:
     def _data_frame(
         self, table: str, version: int, frames: Frames | None, kind: str
     ) -> bytes | str | None:
+        if kind == "closed":
+            assert frames is not None
+            return frames.encoded(self.codec)
         if table not in self.watching:
             return None
         sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out

@@ -207,6 +207,16 @@ class TableFeed:
         if announce:
             self._announce_presence()
 
+    def close(self, frames: Frames) -> None:
+        """The table is gone: hand every subscriber ``frames`` (its ``table_closed``
+        push) and forget them all."""
+        for aud in self._audiences.values():
+            for sub in aud.subscribers.values():
+                sub.deliver(self.table, self.record.version, frames, "closed")
+        self._audiences.clear()
+        self._seat_of.clear()
+        self._connected.clear()
+
     def local_presence(self) -> dict[str, Any]:
         """This process's sockets at the table (published for the other processes)."""
         return {

@@ -21,10 +21,15 @@ export class ProtocolError extends Error {
   }
 }
 
-/** `read` for files served over HTTP under `base` (e.g. "/protocol/v1/"). */
+/**
+ * `read` for files served over HTTP under `base` (e.g. "/protocol/v1/"; a relative base
+ * resolves against the page's URL).  `fetchImpl` is a fetch function, never a URL.
+ */
 export function fromUrl(base, fetchImpl = globalThis.fetch) {
+  if (typeof fetchImpl !== 'function') throw new TypeError('fromUrl(base, fetchImpl): fetchImpl must be a fetch function');
+  const root = new URL(base, globalThis.location?.href);
   return async (name) => {
-    const response = await fetchImpl(new URL(name, base));
+    const response = await fetchImpl(new URL(name, root));
     if (!response.ok) throw new Error(`GET ${name}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   };
