@@ -13,7 +13,7 @@ from typing import TextIO
 from tablehub.clients.cli.errors import EXIT_OK
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.link import game_names, spectate
-from tablehub.clients.cli.screen import compose, deadline_text
+from tablehub.clients.cli.screen import compose
 from tablehub.clients.cli.script import change_events, finished_event, json_line
 from tablehub.clients.cli.terminal import Terminal
 from tablehub.clients.cli.turns import now_ms
@@ -39,7 +39,7 @@ async def run_watch(
             change = await link.next_change(1.0 if ticking else None)
             if change is None:
                 if isinstance(deadline, int):
-                    terminal.tick(deadline_text(deadline, now_ms()))
+                    terminal.tick(deadline, now_ms())
                 continue
             view = change.mirror.view
             if json_lines:

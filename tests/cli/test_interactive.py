@@ -79,7 +79,7 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
     try:
         created = await screen.wait_for(re.compile(r"new table: (\w+)"), 0)
         table = created.group(1)
-        await screen.wait_for(re.compile(f"others join with:  tablehub play --table {table}"), 0)
+        await screen.wait_for(re.compile(f"others join with:  tablehub play --name THEIR_NAME --table {table}"), 0)
 
         prompt = await screen.wait_for(PROMPT, 0)
         assert prompt.group(1) == "1"

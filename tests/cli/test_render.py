@@ -203,6 +203,6 @@ def test_finished_result_and_deadline_texts() -> None:
     }
     text = compose(view, {}, seat=None, text=GameText("g", use_renderer=False)).text
     assert "GAME OVER — winner: b" in text
-    assert "final scores: 1. b 9  2. a 3" in text
+    assert "final ranking: 1. b 9  2. a 3" in text
     assert deadline_text(NOW + 61_500, NOW).startswith("deadline: 1:02 left")
     assert deadline_text(NOW - 5, NOW).startswith("deadline: 0s left")

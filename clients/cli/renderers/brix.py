@@ -117,25 +117,33 @@ def render(board: dict[str, Any], seat: int | None) -> str:
 
 
 def _describe_last(last: dict[str, Any]) -> str:
+    return f"seat {last['seat']} {_last_phrase(last)}"
+
+
+def _last_phrase(last: dict[str, Any]) -> str:
+    """The last brick played, as a phrase: "placed brick 5 at (3,0)+(4,0)"."""
     to = last["to"]
     where = "+".join(f"({x},{y})" for x, y in _cells_of(to["x"], to["y"], to["dir"]))
     verb = "placed" if last["type"] == "place" else "moved"
-    text = f"seat {last['seat']} {verb} brick {last['brick']} to {where}"
+    text = f"{verb} brick {last['brick']} to {where}"
     if last.get("collapse"):
         text += " -- the wall collapsed"
     return text
 
 
 def describe_action(action: dict[str, Any]) -> str:
+    """The move exactly as it is typed (``parse_action`` reads it back), then its cubes."""
     kind = action.get("type")
     if kind in ("place", "move"):
         x, y, d = action["x"], action["y"], action["dir"]
         pair = _cells_of(x, y, d)
         faces = _faces(action["orange"], action["face"])
-        body = " | ".join(f"({cx},{cy}) {f}" for (cx, cy), f in zip(pair, faces, strict=True))
+        body = ", ".join(f"({cx},{cy}) {f}" for (cx, cy), f in zip(pair, faces, strict=True))
+        orange = ("left", "right") if d == "h" else ("bottom", "top")
+        typed = f"{x} {y} {d} {orange[action['orange']]} {action['face']}"
         if kind == "place":
-            return f"place {d} {x} {y}: {body}"
-        return f"move brick {action['brick']} to {d} {x} {y}: {body}"
+            return f"place {typed}  — {body}"
+        return f"move {action['brick']} {typed}  — {body}"
     if kind == "offer_draw":
         return "offer a draw"
     if kind == "accept_draw":
@@ -143,6 +151,29 @@ def describe_action(action: dict[str, Any]) -> str:
     if kind == "resign":
         return "resign"
     return str(action)
+
+
+def describe_reason(reason: str) -> str:
+    return _REASONS.get(reason, reason.replace("_", " "))
+
+
+def describe_news(
+    old: dict[str, Any], new: dict[str, Any], events: list[dict[str, Any]]
+) -> list[tuple[int | None, str]]:
+    """The brick played (the board's ``last``), draw offers and resignations."""
+    news: list[tuple[int | None, str]] = []
+    last = new.get("last")
+    if last and last != old.get("last"):
+        news.append((last["seat"], _last_phrase(last)))
+    for event in events:
+        kind = event.get("type")
+        if kind == "draw_offered":
+            news.append((event["seat"], "offered a draw"))
+        elif kind == "draw_agreed":
+            news.append((event["seat"], "accepted the draw"))
+        elif kind == "resign":
+            news.append((event["seat"], "resigned"))
+    return news
 
 
 def _int(token: str, what: str) -> int:
