@@ -231,8 +231,12 @@ class InteractivePlayer:
         if not self.choices.grouped:
             lines = [f"your turn — {len(legal)} legal moves{paging}:"]
         elif self.choices.path:
+            tail = f": choose one of {len(options)}{paging}"
             chosen = " › ".join(self.choices.path)
-            lines = [f"your turn — {chosen} — choose one of {len(options)}{paging}:"]
+            room = (self.terminal.size.columns if self.terminal.tty else 200) - len(tail) - 1
+            if len(chosen) > room:  # keep the latest decisions
+                chosen = "…" + chosen[len(chosen) - room + 1 :]
+            lines = [chosen + tail]
         else:
             lines = [f"your turn — choose one of {len(options)}{paging}:"]
         for option in options[start : start + page_size]:
@@ -364,6 +368,7 @@ class InteractivePlayer:
         """Keep the final screen until Enter (on a terminal), then leave it."""
         if self.terminal.tty and self.tty_input:
             self.messages = []
+            self.board_part = None
             self.terminal.refresh()
             self.draw("game over — press Enter to leave ")
             await self.lines.readline()

@@ -58,6 +58,7 @@ _CARD_NAMES = {
     "E": "E trade   ",
     "G": "G queen   ",
 }
+_WIDTH = 79
 _SLOT_NAMES = {"A": "blueprint", "C": "egg", "E": "trade", "G": "queen card"}
 _SLOT_WORDS = {
     "A": "take a blueprint",
@@ -147,9 +148,9 @@ def render_wall(wall: list[str]) -> list[str]:
 def _dice_text(p: dict[str, Any]) -> str:
     dice = []
     for i, d in enumerate(p["dice"]):
-        where = {None: "", "H": " helper", "X": " out"}.get(d["at"], f" on {d['at']}")
+        where = {None: "", "H": " helper", "X": " out"}.get(d["at"], f" {d['at']}")
         dice.append(f"{i}:{d['kind'][0]}{d['value']}{where}")
-    return "dice (number:kind value): " + "  ".join(dice)
+    return "your dice (number:kind value, where): " + " ".join(dice)
 
 
 def _rooms_text(p: dict[str, Any]) -> list[str]:
@@ -198,7 +199,7 @@ def _headline(board: dict[str, Any], seat: int | None) -> list[str]:
     pending = board.get("pending")
     if pending:
         who = "you" if pending["seat"] == seat else f"seat {pending['seat']}"
-        lines.append(f"Waiting for {who}: {pending['prompt']}")
+        lines.append(f"Waiting for {who}: {_prompt(pending)}")
     elif board["to_act"]:
         who = "you" if board["to_act"][0] == seat else f"seat {board['to_act'][0]}"
         lines.append(f"To place a die: {who}")
@@ -240,7 +241,6 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
         f"tunnels left {p['tunnels_left']}, hatched {p['hatched']}",
         f"blueprints: {hand or '-'}; queen cards: {queens or '-'}",
         *_rooms_text(p),
-        _dice_text(p).replace("dice (number:kind value)", "dice"),
         f"face-up blueprints: {', '.join(board['blueprints']['face_up']) or '-'}",
     ]
     wall = [line[3:] for line in render_wall(p["wall"])]
@@ -249,12 +249,14 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
         pad = 12 - len(re.sub(r"\x1b\[[0-9;]*m", "", left))
         right = info[n] if n < len(info) else ""
         lines.append(f"{left}{' ' * pad}{right}".rstrip())
+    lines.append(_dice_text(p))
     cards = [
         f"{_CARD_NAMES[card].strip()} "
-        + " ".join(f"{v}{_die(d) if d else '·'}" for v, d in enumerate(row, 1))
+        + " ".join(f"{v}:{_die(d) if d else '·'}" for v, d in enumerate(row, 1))
         for card, row in board["cards"].items()
     ]
-    lines.extend(f"{a} | {b}" for a, b in zip(cards[::2], cards[1::2], strict=False))
+    pairs = [f"{a} | {b}" for a, b in zip(cards[::2], cards[1::2], strict=False)]
+    lines.extend(pairs if max(map(len, pairs), default=0) <= _WIDTH else cards)
     lines.extend(_stakes_compact(board))
     for s, other in enumerate(players):
         if s != mine:
@@ -338,6 +340,23 @@ def _event_phrase(e: dict[str, Any]) -> str | None:
     if kind == "round":
         return f"round {e['round']} begins; seat {e['start']} starts"
     return None
+
+
+_PROMPTS = {
+    "blueprint": "take a blueprint (a face-up one or the deck's top)",
+    "egg": "put an egg into one of your empty rooms",
+    "cube": "take a cube from {from} into one of your rooms",
+    "trade_take": "take the cube you bought into a wall column",
+}
+_SYNTAX = re.compile(r":?\s*(choose\s+)?\w+=<.*$")
+
+
+def _prompt(pending: dict[str, Any]) -> str:
+    """The pending choice in words (the server's prompt without its ``key=<…>`` syntax)."""
+    text = _PROMPTS.get(str(pending.get("kind")))
+    if text is not None:
+        return text.format(**{"from": pending.get("from", "a main stake")})
+    return _SYNTAX.sub("", str(pending["prompt"]))
 
 
 def _slot_words(slot: str) -> str:
