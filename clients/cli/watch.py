@@ -1,9 +1,9 @@
 """``tablehub watch TABLE``: spectate a table live until its game is over.
 
 The screen is redrawn on every change (the same screen as ``play``, without a
-seat); ``--json`` prints the JSON lines of ``play --script`` instead (``presence``,
-``events``, ``view``, ``finished``).  Exits 0 once the result is shown (at once
-for a finished table), or on Ctrl-C (130).
+seat; the compact one in a small window); ``--json`` prints the JSON lines of
+``play --script`` instead (``presence``, ``events``, ``view``, ``finished``).
+Exits 0 once the result is shown (at once for a finished table), or on Ctrl-C (130).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ async def run_watch(
     full_views: bool = True,
 ) -> int:
     link = await spectate(url, name, table)
+    terminal = Terminal(out, tty)
     try:
         names = {} if json_lines else await game_names(link.conn)
-        terminal = Terminal(out, tty)
         text: GameText | None = None
         while True:
             deadline = link.mirror.view.get("deadline")
@@ -50,15 +50,20 @@ async def run_watch(
                 game = str(view.get("game", ""))
                 if text is None or text.game_id != game:
                     text = GameText(game)
-                screen = compose(
-                    view,
-                    change.mirror.presence,
-                    seat=None,
-                    text=text,
-                    game_name=names.get(game, game),
-                    version=change.mirror.version,
-                    now_ms=now_ms(),
-                )
+                screens = [
+                    compose(
+                        view,
+                        change.mirror.presence,
+                        seat=None,
+                        text=text,
+                        game_name=names.get(game, game),
+                        version=change.mirror.version,
+                        now_ms=now_ms(),
+                        compact=compact,
+                    )
+                    for compact in (False, True)
+                ]
+                screen = screens[0] if terminal.fits(screens[0], []) else screens[1]
                 prompt = "" if view.get("status") == "finished" else "(watching — Ctrl-C to stop)"
                 terminal.show(screen, [], prompt)
             if view.get("status") == "finished":
@@ -66,7 +71,11 @@ async def run_watch(
                     out.write(json_line(finished_event(link)) + "\n")
                     out.flush()
                 else:
+                    terminal.leave()
+                    if terminal.tty:  # the final screen, kept in the scrollback
+                        terminal.say("\n".join(screens[0].lines))
                     terminal.say(f"\nGame over at table {table}.")
                 return EXIT_OK
     finally:
+        terminal.leave()
         await link.close()
