@@ -28,7 +28,13 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
         *("play", "--script", "--url", hub.url, "--name", "bob", "--table", table),
     )
     joined = await bob.expect("joined")
-    assert joined == {"event": "joined", "table": table, "seat": 1, "resumed": False}
+    assert joined == {
+        "event": "joined",
+        "table": table,
+        "seat": 1,
+        "resumed": False,
+        "why": "the first free seat (no seat was saved for bob at this table)",
+    }
 
     turns = refusals = unreadable = 0
     while (event := await bob.expect("your_turn", "finished"))["event"] == "your_turn":
