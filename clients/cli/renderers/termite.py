@@ -444,14 +444,44 @@ def choice_steps(
         return _place_steps(action, board, seat)
     if kind == "play_queen":
         card = str(action.get("card"))
-        details = describe_action(action).removeprefix(f"play queen card {card}").strip()
-        return [(None, f"play the queen card {_QUEEN_WORDS.get(card, card)}"), (None, details)]
+        title = f"play the queen card {_QUEEN_WORDS.get(card, card)}"
+        return [(None, title), *_queen_steps(action, board, seat)]
     if kind == "choose":
         return _choice_steps(action)
     if kind == "pass":
         return [("pass", "pass (skip this)")]
     if kind == "resign":
         return [("resign", "resign (leave the game)")]
+    return [(None, describe_action(action))]
+
+
+def _queen_steps(
+    action: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> list[tuple[str | None, str]]:
+    """A queen card's details as decisions (a swarm: which of your first unplaced dice,
+    then which of the others -- two lists of at most 32 instead of hundreds)."""
+    card = action.get("card")
+    if card == "royal_jelly":
+        value = action["value"]
+        return [(None, f"die {action['die']}"), (str(value), f"set it to {value}")]
+    if card == "swarm":
+        dice = list(action["dice"])
+        mine = board["players"][seat]["dice"] if seat is not None else []
+        free = [i for i, d in enumerate(mine) if d["at"] is None] or dice
+        first, second = free[: (len(free) + 1) // 2], free[(len(free) + 1) // 2 :]
+        steps: list[tuple[str | None, str]] = []
+        for half in (first, second):
+            if half:
+                picked = ", ".join(str(d) for d in dice if d in half) or "none"
+                steps.append((None, f"reroll of dice {', '.join(map(str, half))}: {picked}"))
+        return steps
+    if card == "mandibles":
+        room = action["room"]
+        return [(None, f"a cube from D{action['stake']}"), (str(room), f"into room R{room}")]
+    if "room" in action:
+        return [(str(action["room"]), f"room R{action['room']}")]
+    if "blueprint" in action:
+        return [(None, f"blueprint {action['blueprint']}")]
     return [(None, describe_action(action))]
 
 
