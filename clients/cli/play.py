@@ -44,10 +44,10 @@ NEWS_LINES = 4
 TIMED_OUT = "⏰ out of time: the server played for you"
 
 COMMANDS_HELP = """\
-commands:  N       take choice number N          back    undo the last choice
-           more    next page of choices          legal   the first choice again
-           board   the whole table, page by page (Enter: back to your view)
-           help    this text                     quit    leave (your seat stays yours)
+commands:  N      take choice N               back   undo the last choice
+           more   next page of choices        legal  the first choice again
+           board  the whole table, page by page (Enter: back to your view)
+           help   this text                   quit   leave (your seat stays)
            or type a move in the game's syntax (below), or a JSON action object"""
 
 
@@ -80,8 +80,9 @@ class InteractivePlayer:
         """The last thing each other seat (None: the table) did, oldest first."""
         self.page = 0
         self.choices = Choices([], self.steps)
-        self.board_part: int | None = None
-        """Showing the whole table from this line on (the ``board`` command), else None."""
+        self.paging: tuple[str, int] | None = None
+        """Paging through the whole table or the help: (``board`` / ``help``, first line)."""
+        self._page_lines = 0
         self._board: Any = None
         self._owed: Any = None
         """The turn at which we must act before a deadline (None: nothing owed)."""
@@ -177,8 +178,8 @@ class InteractivePlayer:
     def draw(self, prompt: str | None = None) -> None:
         prompt = self.prompt() if prompt is None else prompt
         news = list(self.news.values())[-NEWS_LINES:]
-        if self.board_part is not None:
-            self._draw_board_part(["", *news, *self.messages], prompt)
+        if self.paging is not None:
+            self._draw_pages(["", *news, *self.messages], prompt)
             return
         screen = self.screen(compact=False)
         footer = ["", *news, *self.messages, *self._turn_lines(PAGE)]
@@ -195,18 +196,26 @@ class InteractivePlayer:
             footer = [*news, *self.messages, *self._turn_lines(page, hint=False)]
         self.terminal.show(screen, footer, prompt)
 
-    def _draw_board_part(self, notes: list[str], prompt: str) -> None:
-        full = self.screen(compact=False)
-        start = self.board_part or 0
-        if start >= len(full.lines) - 1:
-            self.board_part = start = 0
-        part = Screen([full.lines[0], *full.lines[1 + start :]])
-        hint = "(the whole table — 'board' again: the next part; Enter: back to your view)"
-        self.terminal.show(
-            part,
+    def _draw_pages(self, notes: list[str], prompt: str) -> None:
+        """The whole table or the help, from the current page on (``board``, ``help``)."""
+        assert self.paging is not None
+        what, start = self.paging
+        if what == "help":
+            title = "help — moves and commands"
+            lines = [*COMMANDS_HELP.splitlines(), "", *self.text.help.splitlines()]
+            notes = []
+        else:
+            title, *lines = self.screen(compact=False).lines
+        if start >= len(lines):
+            self.paging = (what, 0)
+            start = 0
+        name = "the whole table" if what == "board" else "help"
+        hint = f"({name} — '{what}' again: the next part; Enter: back to your view)"
+        self._page_lines = self.terminal.show(
+            Screen([title, *lines[start:]]),
             [*notes, hint],
             prompt,
-            cut_note="… ({hidden} more lines: 'board' again for the next part)",
+            cut_note=f"… ({{hidden}} more lines: '{what}' again for the next part)",
         )
 
     def _turn_lines(self, page_size: int, hint: bool = True) -> list[str]:
@@ -280,18 +289,19 @@ class InteractivePlayer:
     async def command(self, cmd: str) -> int | None:
         """One typed line; an exit code ends the program."""
         word = cmd.lower()
-        if word in ("b", "board", "all", "others"):
-            self.board_part = 0 if self.board_part is None else self.board_part + self._step()
+        page = {"b": "board", "board": "board", "all": "board", "others": "board"}
+        page.update({"h": "help", "help": "help", "?": "help"})
+        if word in page:
+            what = page[word]
+            again = self.paging is not None and self.paging[0] == what
+            self.paging = (what, self.paging[1] + self._step() if again and self.paging else 0)
             return None
-        self.board_part = None
+        self.paging = None
         if not word:
             self.terminal.refresh()
             return None
         if word in ("q", "quit", "exit"):
             return self.quit()
-        if word in ("h", "help", "?"):
-            self.messages = [COMMANDS_HELP, "", *self.text.help.splitlines()]
-            return None
         if word in ("m", "more", "n", "next"):
             self.page += 1
             self.messages = []
@@ -318,8 +328,8 @@ class InteractivePlayer:
         return None
 
     def _step(self) -> int:
-        """Lines one ``board`` page moves on by."""
-        return max(5, self.terminal.size.lines - 8) if self.terminal.tty else 10**6
+        """Lines one ``board`` / ``help`` page moves on by: those shown (but the title)."""
+        return max(1, self._page_lines - 1)
 
     def _read_action(self, cmd: str) -> dict[str, Any] | None:
         if cmd.isdigit():
@@ -368,7 +378,7 @@ class InteractivePlayer:
         """Keep the final screen until Enter (on a terminal), then leave it."""
         if self.terminal.tty and self.tty_input:
             self.messages = []
-            self.board_part = None
+            self.paging = None
             self.terminal.refresh()
             self.draw("game over — press Enter to leave ")
             await self.lines.readline()

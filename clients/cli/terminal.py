@@ -68,12 +68,14 @@ class Terminal:
         footer: list[str],
         prompt: str,
         cut_note: str = "… ({hidden} more lines: type 'board' to see the whole table)",
-    ) -> None:
-        """Draw a screen, then the footer (messages) and the prompt.
+    ) -> int:
+        """Draw a screen, then the footer (messages) and the prompt; returns how many of
+        the screen's lines are shown.
 
         On a terminal the screen is cut to leave room for the footer and the prompt;
         ``cut_note`` (with ``{hidden}``, the number of lines cut) replaces its end."""
         lines = list(screen.lines)
+        shown = len(lines)
         deadline_row = screen.deadline_row
         if self.tty:
             width, height = self.size
@@ -87,13 +89,14 @@ class Terminal:
                         break
                     kept.append(line)
                 hidden = len(lines) - len(kept)
+                shown = len(kept)
                 lines = [*kept, cut_note.format(hidden=hidden)]
                 if deadline_row is not None and deadline_row >= len(kept):
                     deadline_row = None
         body = "\n".join([*lines, *footer])
         frame = self._clean(body)
         if frame == self._last:
-            return
+            return shown
         self._last = frame
         self._deadline_up = None
         self._deadline_screen = screen
@@ -110,6 +113,7 @@ class Terminal:
         else:
             self.out.write(frame + "\n" + prompt + "\n" + RULE + "\n")
         self.out.flush()
+        return shown
 
     def refresh(self) -> None:
         """Draw the next screen even when it did not change."""

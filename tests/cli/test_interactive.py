@@ -89,7 +89,7 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
         # the countdown is rewritten in place: save cursor, up N lines, clear, restore
         await screen.wait_for(re.compile(r"\x1b7\x1b\[\d+F\x1b\[2Kdeadline: (10:00|9:5\d) left"), 0)
         screen.type("help")
-        await screen.wait_for(re.compile(r"more    next page of choices"), prompt.end())
+        await screen.wait_for(re.compile(r"more   next page of choices"), prompt.end())
         syntax = await screen.wait_for(re.compile(r"X Y R"), prompt.end())  # 9-tower's
         turn_one = (await screen.wait_for(PROMPT, syntax.end())).end()
         screen.type("1")

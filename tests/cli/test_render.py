@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.play import COMMANDS_HELP
 from tablehub.clients.cli.screen import compose, deadline_text, scores
 from tablehub.server.games import _MODULES, get_game
 from tablehub.server.games.base import Game
@@ -250,3 +251,11 @@ def test_every_game_says_what_each_seat_did_and_has_a_compact_screen(game_id: st
     record = dataclasses.replace(record, status=TableStatus.FINISHED)
     compact = compose(table_view(game, record, 0), {}, seat=0, text=text, compact=True)
     assert compact.lines[1].startswith("GAME OVER"), "the result leads the final screen"
+
+
+def test_every_help_fits_an_80_column_window() -> None:
+    texts = {"commands": COMMANDS_HELP}
+    texts.update({game_id: GameText(game_id).help for game_id in loadable_games()})
+    for name, text in texts.items():
+        wide = [line for line in text.splitlines() if len(line) >= 80]
+        assert not wide, f"{name}: {wide}"

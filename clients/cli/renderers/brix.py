@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 INPUT_HELP = """\
-place X Y DIR [ORANGE] [FACE]     put a new brick on the wall (while the supply lasts)
-move ID X Y DIR [ORANGE] [FACE]   take brick ID out and put it at X Y (once it is empty)
-  X Y     the left (h) or lower (v) cube: column X (may be negative), row Y (0 = ground)
+place X Y DIR [ORANGE] [FACE]    add a brick to the wall (while any are left)
+move ID X Y DIR [ORANGE] [FACE]  move brick ID to X Y (once none are left)
+  X Y     the left (h) or lower (v) cube: column X (may be negative), row Y
+          (0 = ground)
   DIR     h = horizontal (X,Y)+(X+1,Y), v = vertical (X,Y)+(X,Y+1)
   ORANGE  which cube is orange: 0/left/bottom (default) or 1/right/top
   FACE    xo = orange shows X, blue O (default); ox = orange O, blue X
-resign | draw (offer a draw, then still play) | accept (accept your opponent's offer)
+resign | draw (offer a draw, then still play) | accept (your opponent's offer)
 examples: place 3 0 h   |   p 2 1 v top ox   |   move 7 -1 0 h 1 xo"""
 
 _RESET = "\x1b[0m"

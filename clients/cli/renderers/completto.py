@@ -10,11 +10,12 @@ from typing import Any
 
 INPUT_HELP = """\
 Moves (positions count from 0, as printed above your row):
-  place P [N]     put the tile you hold (or, in setup, your setup tile) at position P,
-                  read as N (only needed for 16/91, 18/81, 19/61, 66/99, 68/89, 86/98)
+  place P [N]     put the tile you hold (or, in setup, your setup tile) at
+                  position P, read as N (only needed for 16/91, 18/81, 19/61,
+                  66/99, 68/89, 86/98)
   take            turn up a random face-down tile from the pool
   take N          take the face-up N lying in the pool
-  discard         put the tile you hold face up into the pool (only if it fits nowhere)
+  discard         put the tile you hold face up into the pool (it fits nowhere)
   move A B        move your face-down tile at position A to position B
   resign          leave the game"""
 

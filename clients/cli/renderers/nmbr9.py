@@ -12,11 +12,13 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-place a tile:  X Y R      (e.g. "3 -1 2": offset x=3, y=-1, turned 2 quarter turns clockwise)
+place a tile:  X Y R      (e.g. "3 -1 2": at x=3, y=-1, turned 2 quarter turns
+                          clockwise)
                X Y        (rotation 0)
                place X Y R  /  X,Y,R  are read the same way
 resign:        resign
-x grows to the right, y downward; (X, Y) is the top-left of the rotated tile's box."""
+x grows to the right, y downward; (X, Y) is the top-left of the turned tile's
+box."""
 
 _SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉"
 _COLOURS = ("\x1b[37m", "\x1b[32m", "\x1b[33m", "\x1b[35m", "\x1b[31m", "\x1b[36m")

@@ -20,22 +20,25 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-Easiest: type the number of a choice in the list under the board (a die, then a slot,
-then a helper; rooms are listed and typed by their own number, e.g. 3 for room R3).
+Easiest: type the number of a choice in the list under the board: a die, then
+a slot, then a helper.  Rooms are listed and typed by their number (3 = R3).
 Or type the move:
-day:    DIE SLOT [hH [vV]]     place die DIE (its number in your dice) on SLOT
-          slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect of D3),
-          R0-R7 (your rooms);  h5 = die 5 becomes a helper;  v4 = value for a room
+day:    DIE SLOT [hH [vV]]   place die DIE (its number in your dice) on SLOT
+          slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect
+          of D3), R0-R7 (your rooms); h5 = die 5 helps; v4 = value in a room
           e.g.  "2 A4"   "2 E6 h5"   "2 R1 h5 v4"
-        queen royal_jelly DIE VALUE | queen swarm DIE... | queen mandibles STAKE ROOM
-        queen nursery ROOM | queen architect CARD|deck
+        queen royal_jelly DIE VALUE | queen swarm DIE... | queen nursery ROOM
+        queen mandibles STAKE ROOM | queen architect CARD|deck
 night:  answer the pending choice:
-          blueprint: CARD | deck          egg: ROOM (3 or R3)   tunnel: EDGE (e.g. S-1a)
-          cube: SOURCE ROOM (D3 or D3/1a)  trade: cubes R:COLOUR R:COLOUR | egg ROOM |
-          queen CARD | blueprint CARD      trade_take: SOURCE COLUMN
-          move: ROOM ROOM COLOUR...  (the colours the first room holds afterwards)
-          build: ROOM CARD ROTATION COLUMN    bonus: SPACE
-          colours may be written in full or by initial: red or r, purple or p
+          blueprint: CARD | deck        egg: ROOM (3 or R3)
+          tunnel: EDGE (e.g. S-1a)      cube: SOURCE ROOM (D3 or D3/1a)
+          trade: cubes R:COLOUR R:COLOUR | egg ROOM | queen CARD |
+                 blueprint CARD
+          trade_take: SOURCE COLUMN     bonus: SPACE
+          move: ROOM ROOM COLOUR...  (the colours the first room keeps)
+          build: ROOM CARD ROTATION COLUMN
+          colours in full or by initial: r red, y yellow, g green, b blue,
+          p purple, w white
         pass (skip an optional trade, move or build)
 any time: resign, or a raw JSON action such as {"type": "pass"}"""
 
