@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -167,6 +168,15 @@ def test_parse_night_error() -> None:
         renderer.parse_action("D3", {"phase": "night", "pending": {"kind": "cube"}}, 0)
 
 
+def bots_until(done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """A 2-seat game (seed 3) played by the bots until ``done(state)``."""
+    s = fresh(2, seed=3)
+    while not done(s):
+        seat = GAME.status(s)["to_act"][0]
+        s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
+    return s
+
+
 def choices_for(state: dict[str, Any], seat: int) -> Choices:
     board = GAME.view(state, seat)
     text = GameText("termite")
@@ -207,10 +217,7 @@ def test_a_turn_is_a_few_short_choices_never_thousands() -> None:
 
 
 def test_rooms_are_chosen_by_their_own_number() -> None:
-    s = fresh(2, seed=3)
-    while (s["night"]["pending"] or {}).get("t") != "egg":
-        seat = GAME.status(s)["to_act"][0]
-        s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
+    s = bots_until(lambda s: (s["night"]["pending"] or {}).get("t") == "egg")
     seat = s["night"]["pending"]["seat"]
     choices = choices_for(s, seat)
     options = choices.options()
@@ -221,10 +228,7 @@ def test_rooms_are_chosen_by_their_own_number() -> None:
 
 
 def test_the_compact_screen_leads_with_the_choice_and_your_board() -> None:
-    s = fresh(2, seed=3)
-    while s["phase"] != "night" or s["night"]["pending"] is None:
-        seat = GAME.status(s)["to_act"][0]
-        s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
+    s = bots_until(lambda s: s["phase"] == "night" and s["night"]["pending"] is not None)
     seat = s["night"]["pending"]["seat"]
     lines = ANSI.sub("", renderer.render_compact(GAME.view(s, seat), seat)).splitlines()
     assert lines[0].startswith("Round 1, night — Waiting for you: ")

@@ -306,43 +306,40 @@ def describe_news(
     return news
 
 
+_EVENT_WORDS = {
+    "hatched": "hatched a {kind} die from room R{room}",
+    "egg": "laid an egg in room R{room}",
+    "tunnel": "dug tunnel {edge} at D{area}",
+    "cube": "took a {colour} cube from {source} into room R{room}",
+    "wall_cube": "put a {colour} cube from {source} into wall column {column}",
+    "queen_drawn": "drew a queen card",
+    "queen_played": "played the queen card {card_words}",
+    "bonus": "took the bonus {space_words}",
+    "passed": "passed ({choice})",
+    "trade": "traded to build",
+    "moved": "moved cubes between rooms R{rooms[0]} and R{rooms[1]}",
+    "rows": "now has {rows} completed wall rows",
+    "resigned": "resigned",
+    "bumped": "had die {die} bumped from {slot}",
+    "night": "night falls: the actions resolve from A to G",
+    "round": "round {round} begins; seat {start} starts",
+}
+"""Game events in words (``blueprint`` is worded by :func:`_event_phrase`)."""
+
+
 def _event_phrase(e: dict[str, Any]) -> str | None:
     kind = e.get("type")
     if kind == "blueprint":
         return "took a blueprint" + (f": {e['card']}" if e.get("card") else " (none left)")
-    if kind == "hatched":
-        return f"hatched a {e['kind']} die from room {e['room']}"
-    if kind == "egg":
-        return f"laid an egg in room {e['room']}"
-    if kind == "tunnel":
-        return f"dug tunnel {e['edge']} at D{e['area']}"
-    if kind == "cube":
-        return f"took a {e['colour']} cube from {e['source']} into room {e['room']}"
-    if kind == "wall_cube":
-        return f"put a {e['colour']} cube from {e['source']} into wall column {e['column']}"
-    if kind == "queen_drawn":
-        return "drew a queen card"
-    if kind == "queen_played":
-        return f"played the queen card {_QUEEN_WORDS.get(e['card'], e['card'])}"
-    if kind == "bonus":
-        return f"took the bonus {_BONUS_WORDS.get(e['space'], e['space'])}"
-    if kind == "passed":
-        return f"passed ({e['choice']})"
-    if kind == "trade":
-        return "traded to build"
-    if kind == "moved":
-        return f"moved cubes between rooms {e['rooms'][0]} and {e['rooms'][1]}"
-    if kind == "rows":
-        return f"now has {e['rows']} completed wall rows"
-    if kind == "resigned":
-        return "resigned"
-    if kind == "bumped":
-        return f"had die {e['die']} bumped from {e['slot']}"
-    if kind == "night":
-        return "night falls: the actions resolve from A to G"
-    if kind == "round":
-        return f"round {e['round']} begins; seat {e['start']} starts"
-    return None
+    words = _EVENT_WORDS.get(str(kind))
+    if words is None:
+        return None
+    card, space = e.get("card"), e.get("space")
+    return words.format(
+        **e,
+        card_words=_QUEEN_WORDS.get(str(card), card),
+        space_words=_BONUS_WORDS.get(str(space), space),
+    )
 
 
 _PROMPTS = {
