@@ -143,7 +143,8 @@ class InteractivePlayer:
         if self._owed is not None and not (
             is_my_turn(view, seat) and view.get("turn") == self._owed
         ):
-            self.messages = [TIMED_OUT]
+            if view.get("status") == "playing":  # (a game that just ended: the events say)
+                self.messages = [TIMED_OUT]
             self._timed_out = True
             self._owed = None
         if is_my_turn(view, seat) and isinstance(view.get("deadline"), int):
