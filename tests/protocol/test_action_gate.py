@@ -7,9 +7,14 @@ version and its log exactly as they were.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tablehub.clients.cli.connection import ServerError
+from tablehub.clients.cli.link import SeatRequest, take_seat
+from tablehub.clients.cli.tokens import TokenStore
+from tablehub.protocol.codec import action_problem
 from tests.conftest import RunningHub
 
 
@@ -40,3 +45,22 @@ async def test_a_malformed_action_is_refused_before_the_engine_and_never_logged(
     assert len(entries) == len(log) + 1
     await ann.close()
     await bo.close()
+
+
+async def test_the_cli_refuses_the_same_actions_from_the_same_schema(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    tokens = TokenStore(tmp_path / "tokens.json")
+    link = await take_seat(
+        SeatRequest(hub.url, "ann", seats=2, bots=1), tokens, lambda kind, fields: None
+    )
+    await link.conn.wait_for(link.table, lambda m: m.view.get("status") == "playing")
+    version = hub.hub.live[link.table].record.version
+    with pytest.raises(ServerError) as info:
+        await link.act({"type": "place", "x": 0, "y": 0, "rot": 0, "note": 1})
+    assert info.value.code == "bad_action"
+    assert info.value.message == action_problem(
+        "nmbr9", {"type": "place", "x": 0, "y": 0, "rot": 0, "note": 1}
+    )
+    assert hub.hub.live[link.table].record.version == version
+    await link.close()
