@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import jsonpatch
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.typing import Subprotocol
 
 
 def view_hash(view: Any) -> str:
@@ -56,8 +57,8 @@ class Client:
             self.check(msg["hash"])
         elif msg["t"] == "patch":
             if msg["from"] != self.version:  # a gap: ask for what we missed
-                await self.send({"t": "resync", "id": "gap", "table": msg["table"],
-                                 "version": self.version})  # fmt: skip
+                resync = {"t": "resync", "id": "gap", "table": msg["table"]}
+                await self.send({**resync, "version": self.version})
             else:
                 self.view = jsonpatch.apply_patch(self.view, msg["ops"])
                 self.version = msg["to"]
@@ -88,7 +89,7 @@ class Client:
 
 
 async def play(url: str, seed: int, transcript: TextIO | None) -> int:
-    async with connect(url, subprotocols=["tablehub.v1.json"], compression=None) as ws:  # type: ignore[list-item]
+    async with connect(url, subprotocols=[Subprotocol("tablehub.v1.json")], compression=None) as ws:
         client = Client(ws, transcript)
         await client.request("hello", v=1, name="minimal")
         created = await client.request(
@@ -102,8 +103,8 @@ async def play(url: str, seed: int, transcript: TextIO | None) -> int:
             done = await client.request("act", table=table, action=legal["actions"][0])
             await client.wait_version(done["version"])
         result = client.view["result"]
-        print(f"game over: score {result['scores'][0]} ({result['reason']}); "
-              f"{client.hashes_checked} view hashes checked, all matching")  # fmt: skip
+        score, reason, checked = result["scores"][0], result["reason"], client.hashes_checked
+        print(f"game over: score {score} ({reason}); {checked} view hashes checked, all matching")
         return 0
 
 
