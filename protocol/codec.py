@@ -143,7 +143,7 @@ def _game_validator(game: str, kind: str) -> Validator | None:
 
 def action_problem(game: str, action: Any) -> str | None:
     """Why ``action`` does not fit ``game``'s action schema (words for the player, e.g.
-    "action must not contain {'junk'} properties"), or None when it fits.
+    "action has fields this game does not know: junk"), or None when it fits.
 
     The hub asks before an action reaches the engine or the log: an action with
     fields the game does not know is refused as ``bad_action``.  A game without a
@@ -154,8 +154,24 @@ def action_problem(game: str, action: Any) -> str | None:
     try:
         validator(action)
     except fastjsonschema.JsonSchemaValueException as error:
-        return "action" + error.message.removeprefix("data")[:200]
+        return _in_words(error)[:200]
     return None
+
+
+def _in_words(error: fastjsonschema.JsonSchemaValueException) -> str:
+    """fastjsonschema's complaint about an action, without Python reprs of lists."""
+    where = "action" + (error.name or "data").removeprefix("data")
+    definition = error.definition or {}
+    if error.rule == "additionalProperties" and isinstance(error.value, dict):
+        known = definition.get("properties", {})
+        extra = sorted(str(key)[:32] for key in error.value if key not in known)
+        return f"{where} has fields this game does not know: {', '.join(extra)}"
+    if error.rule == "required" and isinstance(error.value, dict):
+        missing = [key for key in definition.get("required", []) if key not in error.value]
+        return f"{where} needs the field(s): {', '.join(missing)}"
+    if error.rule == "enum":
+        return f"{where} must be one of: {', '.join(map(str, definition.get('enum', [])))}"
+    return "action" + error.message.removeprefix("data")
 
 
 def validate_game_value(game: str, kind: str, value: Any) -> None:
