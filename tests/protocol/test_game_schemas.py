@@ -157,6 +157,7 @@ def test_options_schema_matches_the_games_options(game_id: str) -> None:
         ("brix", {"type": "place", "x": 0, "y": 0, "dir": "d", "orange": 0, "face": "xo"}, "dir"),
         ("completto", {"type": "discard", "pos": 1}, "know: pos"),
         ("termite", {"type": "choose", "colour": "red"}, "know: colour"),
+        ("termite", {"type": "play_queen", "card": "mandibles", "room": 0}, "field(s): stake"),
     ],
 )
 def test_junk_and_malformed_actions_are_refused_by_the_schema(

@@ -49,6 +49,7 @@ describe('game actions', () => {
     ['brix', { type: 'place', x: 0, y: 0, dir: 'd', orange: 0, face: 'xo' }, /action\/dir/],
     ['completto', { type: 'discard', pos: 1 }, /unexpected field "pos"/],
     ['termite', { type: 'choose', cubes: [[0, 'red', 1]] }, /action\/cubes\/0/],
+    ['termite', { type: 'play_queen', card: 'swarm' }, /missing required field "dice"/],
   ];
   for (const [game, action, reason] of refused) {
     it(`refuses ${game} ${JSON.stringify(action)} as bad_action`, () => {
