@@ -32,6 +32,7 @@ from tablehub.clients.cli.errors import (
     CliError,
 )
 from tablehub.clients.cli.tokens import SavedSeat, TokenStore
+from tablehub.protocol.codec import action_problem
 
 RECONNECT_SECONDS = 30.0
 
@@ -289,8 +290,13 @@ class Link:
     async def act(self, action: dict[str, Any]) -> int:
         """Play ``action``; returns the new version once the mirror has reached it.
 
-        Raises ServerError when refused (code + the server's reason).
+        Raises ServerError when refused (code + the server's reason); an action that
+        does not fit the game's schema (protocol/v1/games/) is refused here, as the
+        server would refuse it, without a round trip.
         """
+        problem = action_problem(str(self.mirror.view.get("game", "")), action)
+        if problem is not None:
+            raise ServerError("bad_action", problem)
         try:
             version = await self.conn.act(self.table, action)
         except websockets.ConnectionClosed as err:

@@ -35,7 +35,7 @@ from tablehub.protocol import (
     schema_fingerprint,
     validate_inbound,
 )
-from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.codec import PROTOCOL_VERSION, action_problem
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub, LiveTable
@@ -408,7 +408,11 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        await self.hub.table(table)
+        live = await self.hub.table(table)
+        # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
+        problem = action_problem(live.feed.game.id, msg["action"])
+        if problem is not None:
+            raise TableError("bad_action", problem)
         metrics.ACTS.inc()
         started = time.perf_counter()
 
