@@ -151,9 +151,7 @@ class Vocabulary:
         return action
 
 
-def candidates(
-    listed: list[Action], vocab: Vocabulary, rng: random.Random
-) -> Iterator[Action]:
+def candidates(listed: list[Action], vocab: Vocabulary, rng: random.Random) -> Iterator[Action]:
     """Changed-field copies of listed actions, then random vocabulary actions."""
     plays = [a for a in listed if a["type"] not in META]
     for _ in range(MUTANTS if plays else 0):

@@ -88,6 +88,8 @@ def _parse_cube_pair(action: Action) -> list[tuple[int, str]]:
         ):
             raise IllegalAction("'cubes' must list two [room, colour] pairs", "bad_action")
         out.append((item[0], item[1]))
+    if out != sorted(out):
+        raise IllegalAction("list the two cubes in order of room, then colour", "bad_action")
     return out
 
 
@@ -232,7 +234,11 @@ def resolve_move(state: State, task: Task, action: Action, rng: Rng, events: lis
     if not isinstance(cubes, list) or not all(isinstance(c, str) for c in cubes):
         raise IllegalAction("'cubes' must list the colours of the first room", "bad_action")
     a, b = rooms
-    if (min(a, b), max(a, b)) not in _move_pairs(state, task):
+    if a >= b or cubes != sorted(cubes):
+        raise IllegalAction(
+            "list the rooms in ascending order and the first room's colours sorted", "bad_action"
+        )
+    if (a, b) not in _move_pairs(state, task):
         raise IllegalAction(
             f"rooms {a} and {b} cannot move cubes now: both need a die showing "
             f"{task['value']} and no move yet at this value"
