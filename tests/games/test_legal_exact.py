@@ -7,7 +7,8 @@ at sampled positions, for every seat that must act,
 * actions outside the list are refused with ``IllegalAction``: each listed action with
   one field changed to another plausible value (values harvested from the game's own
   listed actions, neighbours of integers, reordered lists), and random actions built
-  from the game's action vocabulary.
+  from the game's action vocabulary, also with a field of another action type added
+  (a field ``apply`` would silently ignore is a disagreement too).
 
 Meta actions (``resign``, draw offers) are always open and not the subject here.
 Any other exception than ``IllegalAction`` is a failure too.
@@ -150,9 +151,18 @@ class Vocabulary:
                 action[name] = rng.choice(self.values[name])
         return action
 
+    def foreign_field(self, action: Action, rng: random.Random) -> Action | None:
+        """``action`` plus a field that its type does not carry (from other types)."""
+        names = sorted(set(self.values) - set(action))
+        if not names:
+            return None
+        name = rng.choice(names)
+        return {**action, name: rng.choice(self.values[name])}
+
 
 def candidates(listed: list[Action], vocab: Vocabulary, rng: random.Random) -> Iterator[Action]:
-    """Changed-field copies of listed actions, then random vocabulary actions."""
+    """Changed-field copies of listed actions, then random vocabulary actions, each
+    also with a field its type does not carry."""
     plays = [a for a in listed if a["type"] not in META]
     for _ in range(MUTANTS if plays else 0):
         base = rng.choice(plays)
@@ -163,7 +173,11 @@ def candidates(listed: list[Action], vocab: Vocabulary, rng: random.Random) -> I
         for value in vocab.variants(name, base[name], rng)[:2]:
             yield {**base, name: value}
     for _ in range(RANDOM_ACTIONS if vocab.shapes else 0):
-        yield vocab.random_action(rng)
+        action = vocab.random_action(rng)
+        yield action
+        extended = vocab.foreign_field(action, rng)
+        if extended is not None:
+            yield extended
 
 
 def check_position(

@@ -77,6 +77,16 @@ TARGETS: dict[str, list[list[str]]] = {
 X_LIMIT = 1000  # |x| bound on action coordinates (the width rule keeps walls far inside)
 Y_LIMIT = 1000
 ACTION_TYPES = ("place", "move", "resign", "offer_draw", "accept_draw")
+_PLACEMENT = frozenset({"type", "x", "y", "dir", "orange", "face"})
+FIELDS: dict[str, frozenset[str]] = {
+    "place": _PLACEMENT,
+    "move": _PLACEMENT | {"brick"},
+    "resign": frozenset({"type"}),
+    "offer_draw": frozenset({"type"}),
+    "accept_draw": frozenset({"type"}),
+}
+"""The fields each action type may carry; others are refused, so the legal list is
+exactly what ``apply`` accepts."""
 
 OPTIONS: dict[str, Option] = {
     "bricks": Option(
@@ -228,6 +238,13 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind not in ACTION_TYPES:
         raise _refuse(
             f"unknown action type {kind!r}; expected one of {', '.join(ACTION_TYPES)}",
+            "bad_action",
+        )
+    extra = sorted(set(action) - FIELDS[kind])
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind] - {"type"})) or "no other field"
+        raise _refuse(
+            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
             "bad_action",
         )
     if state["result"] is not None:

@@ -58,6 +58,16 @@ MIN_SEATS = 2
 MAX_SEATS = 4
 MAX_ROUNDS = 10
 ACTION_TYPES = ("insert", "take", "place", "discard", "move", "resign")
+FIELDS: dict[str, frozenset[str]] = {
+    "insert": frozenset({"pos", "reading"}),
+    "take": frozenset({"source", "number"}),
+    "place": frozenset({"pos", "reading"}),
+    "discard": frozenset(),
+    "move": frozenset({"from", "to"}),
+    "resign": frozenset(),
+}
+"""The fields each action type may carry besides ``type``; others are refused, so the
+legal list is exactly what ``apply`` accepts."""
 IDLE_TURNS_PER_PLAYER = 5
 """docs/games/completto.md "No progress": the round ends after this many turns per
 active player in a row without a tile drawn from the face-down pool or placed face up."""
@@ -227,6 +237,13 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind not in ACTION_TYPES:
         raise IllegalAction(
             f"unknown action type {kind!r}; number row knows {', '.join(ACTION_TYPES)}",
+            "bad_action",
+        )
+    extra = sorted(set(action) - FIELDS[kind] - {"type"})
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind])) or "no other field"
+        raise IllegalAction(
+            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
             "bad_action",
         )
     if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
