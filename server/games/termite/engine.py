@@ -31,9 +31,9 @@ CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
     "egg": ("room",),
     "tunnel": ("edge",),
     "cube": ("source", "room"),
-    "trade_take": ("source", "column"),
+    "trade_take": ("source", "column", "row"),
     "move": ("rooms", "cubes"),
-    "build": ("room", "blueprint", "rotation", "column"),
+    "build": ("room", "blueprint", "rotation", "column", "row"),
     "bonus": ("space",),
 }
 PAY_FIELDS: dict[str, tuple[str, ...]] = {
