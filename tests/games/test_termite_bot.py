@@ -8,6 +8,7 @@ from typing import Any
 
 from tablehub.server.games.termite import GAME, bot, bot_basic, data
 from tests.games.conformance import playout
+from tests.games.test_termite_end import with_queen
 from tests.games.test_termite_helpers import (
     NO_RESIGN,
     choose,
@@ -27,11 +28,6 @@ def decide(s: State, seat: int = 0) -> dict[str, Any]:
     action = bot.bot_action(s, seat)
     assert action in GAME.legal_actions(s, seat), action
     return action
-
-
-def with_queen(s: State, seat: int, card: str) -> None:
-    s["queen_deck"].remove(card)
-    s["players"][seat]["queens"].append(card)
 
 
 def test_swarm_rerolls_dice_with_nothing_to_do() -> None:

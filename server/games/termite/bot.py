@@ -25,6 +25,7 @@ from typing import Any
 
 from tablehub.server.games.base import Action, IllegalAction, State
 from tablehub.server.games.termite import board, build, data, day, gather, night, scoring
+from tablehub.server.games.termite.bot_basic import hand_colours, move_value
 from tablehub.server.games.termite.engine import to_act
 
 Player = dict[str, Any]
@@ -46,10 +47,6 @@ def bot_action(state: State, seat: int) -> Action:
 # --- What the player needs ------------------------------------------------------------------
 
 
-def _hand_colours(player: Player) -> Counter[str]:
-    return Counter(data.blueprint_colour(card) for card in player["hand"])
-
-
 def _main_colour(cubes: list[str]) -> tuple[str | None, int]:
     if not cubes:
         return None, 0
@@ -59,7 +56,7 @@ def _main_colour(cubes: list[str]) -> tuple[str | None, int]:
 
 def _ready_rooms(player: Player) -> list[int]:
     """Rooms with 4 cubes of one colour that a blueprint in hand can use."""
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     return [
         r
         for r, room in enumerate(player["rooms"])
@@ -75,7 +72,7 @@ def _colour_want(player: Player, colour: str | None) -> float:
     (finishing a room beats starting one)."""
     if colour is None:
         return 0
-    in_hand = _hand_colours(player)[colour]
+    in_hand = hand_colours(player)[colour]
     counts = [room["cubes"].count(colour) for room in player["rooms"]]
     gathering = max((n for n in counts if n < data.ROOM_CUBES), default=0)
     if not in_hand:
@@ -88,7 +85,7 @@ def _colour_want(player: Player, colour: str | None) -> float:
 def _mergeable(player: Player) -> list[tuple[int, int, str]]:
     """Pairs of rooms (a < b) that one F move turns into a room of 4 cubes of a colour a
     blueprint in hand needs, when neither holds them yet."""
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     rooms = player["rooms"]
     out = []
     for a in range(len(rooms)):
@@ -238,7 +235,7 @@ def _blueprint_wanted(state: State, player: Player) -> bool:
     if not player["hand"]:
         return True
     gathering = {_main_colour(room["cubes"])[0] for room in player["rooms"] if room["cubes"]}
-    held = set(_hand_colours(player))
+    held = set(hand_colours(player))
     return any(
         data.blueprint_colour(card) in gathering - held for card in state["blueprints"]["face_up"]
     )
@@ -357,7 +354,7 @@ def _queen_play(ctx: Context) -> Action | None:
         if pick is not None:
             return {"type": "play_queen", "card": "architect", "blueprint": pick}
     if "mandibles" in queens:
-        colours = _hand_colours(player)
+        colours = hand_colours(player)
         for r, room in enumerate(player["rooms"]):
             colour, n = _main_colour(room["cubes"])
             if colour is None or room["egg"] or n < 2 or len(room["cubes"]) >= data.ROOM_CUBES:
@@ -408,7 +405,7 @@ def _swarm(ctx: Context, free: list[int]) -> Action | None:
 
 def _architect_pick(state: State, player: Player) -> str | None:
     """A face-up blueprint of the colour a room gathers most, when the hand lacks it."""
-    held = set(_hand_colours(player))
+    held = set(hand_colours(player))
     best: tuple[int, str] | None = None
     for room in player["rooms"]:
         colour, n = _main_colour(room["cubes"])
@@ -442,7 +439,7 @@ def _night_action(state: State, seat: int) -> Action:
         "tunnel": lambda a: _tunnel_value(state, player, task["area"], a),
         "cube": lambda a: _cube_value(state, player, a),
         "trade_take": lambda a: _wall_cube_value(state, player, a),
-        "move": lambda a: _move_value(player, a),
+        "move": lambda a: move_value(player, a),
         "build": lambda a: _build_value(player, a),
         "bonus": lambda a: _bonus_value(state, seat, a),
     }
@@ -457,7 +454,7 @@ def _blueprint_value(player: Player, action: Action) -> float:
         return 2
     colour = data.blueprint_colour(card)
     best_room = max((room["cubes"].count(colour) for room in player["rooms"]), default=0)
-    spare = 0 if _hand_colours(player)[colour] else 2
+    spare = 0 if hand_colours(player)[colour] else 2
     return 3 * best_room + spare + data.blueprint_points(card) / 2
 
 
@@ -489,7 +486,7 @@ def _trade_payment(state: State, seat: int, options: list[Action]) -> Action | N
     if not options:
         return None
     player = state["players"][seat]
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     best: tuple[float, int, Action] | None = None
     for order, action in enumerate(options):
         cost = _payment_cost(state, player, colours, action)
@@ -557,27 +554,6 @@ def _build_value(player: Player, action: Action) -> float:
     shape = board.shape_rotations(data.blueprint_shape(action["blueprint"]))[action["rotation"]]
     cells = _spot_cells(player["wall"], shape, action)
     return _wall_value(player["wall"], cells) + data.blueprint_points(action["blueprint"]) * 5
-
-
-def _room_worth(cubes: list[str], colours: Counter[str]) -> float:
-    if not cubes:
-        return 0
-    counts = Counter(cubes)
-    colour, n = counts.most_common(1)[0]
-    pure = len(counts) == 1
-    return n * n * (2 if colours[colour] else 1) * (1.5 if pure else 1)
-
-
-def _move_value(player: Player, action: Action) -> float:
-    if action["type"] == "pass":
-        return 0
-    a, b = action["rooms"]
-    colours = _hand_colours(player)
-    rooms = player["rooms"]
-    before = _room_worth(rooms[a]["cubes"], colours) + _room_worth(rooms[b]["cubes"], colours)
-    rest = Counter(rooms[a]["cubes"] + rooms[b]["cubes"]) - Counter(action["cubes"])
-    after = _room_worth(action["cubes"], colours) + _room_worth(list(rest.elements()), colours)
-    return after - before - 0.01
 
 
 _BONUS_ORDER = ("points", "worker", "soldier", "cubes", "blueprint", "room", "queen", "egg")

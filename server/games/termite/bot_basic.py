@@ -35,13 +35,14 @@ def bot_action(state: State, seat: int) -> Action:
 # --- What the player needs ------------------------------------------------------------------
 
 
-def _hand_colours(player: Player) -> Counter[str]:
+def hand_colours(player: Player) -> Counter[str]:
+    """Blueprints in hand per colour (shared with ``bot``)."""
     return Counter(data.blueprint_colour(card) for card in player["hand"])
 
 
 def _buildable_rooms(player: Player) -> list[int]:
     """Rooms with 4 cubes of one colour that a blueprint in hand can use."""
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     out = []
     for r, room in enumerate(player["rooms"]):
         cubes = room["cubes"]
@@ -53,7 +54,7 @@ def _buildable_rooms(player: Player) -> list[int]:
 def _colour_need(player: Player, colour: str | None) -> int:
     if colour is None:
         return 0
-    return 3 * _hand_colours(player)[colour] + sum(
+    return 3 * hand_colours(player)[colour] + sum(
         int(room["cubes"].count(colour)) for room in player["rooms"]
     )
 
@@ -143,7 +144,7 @@ def _queen_play(state: State, seat: int) -> Action | None:
             pick = bps["face_up"][0] if bps["face_up"] else "deck"
             return {"type": "play_queen", "card": "architect", "blueprint": pick}
     if "mandibles" in queens:
-        colours = _hand_colours(player)
+        colours = hand_colours(player)
         for r, room in enumerate(player["rooms"]):
             cubes = room["cubes"]
             if len(cubes) == 3 and len(set(cubes)) == 1 and colours[cubes[0]]:
@@ -236,7 +237,7 @@ def _night_action(state: State, seat: int) -> Action:
         "tunnel": lambda a: _tunnel_value(state, task["area"], a),
         "cube": lambda a: _cube_value(state, player, a),
         "trade_take": lambda a: _column_value(player, a["column"]),
-        "move": lambda a: _move_value(player, a),
+        "move": lambda a: move_value(player, a),
         "build": lambda a: _build_value(player, a),
         "bonus": lambda a: _bonus_value(state, player, a),
     }
@@ -286,7 +287,7 @@ def _trade_payment(state: State, seat: int) -> Action | None:
         return None
     if not board.all_sources(state):
         return None
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     junk = [
         [r, c] for r, room in enumerate(player["rooms"]) for c in room["cubes"] if not colours[c]
     ]
@@ -310,7 +311,9 @@ def _column_value(player: Player, column: int) -> float:
     return filled * 2 - row * 3
 
 
-def _room_value(cubes: list[str], colours: Counter[str]) -> float:
+def room_value(cubes: list[str], colours: Counter[str]) -> float:
+    """How promising a room's cubes are: many of one colour, wanted, pure (shared with
+    ``bot``)."""
     if not cubes:
         return 0
     counts = Counter(cubes)
@@ -319,15 +322,16 @@ def _room_value(cubes: list[str], colours: Counter[str]) -> float:
     return n * n * (2 if colours[colour] else 1) * (1.5 if pure else 1)
 
 
-def _move_value(player: Player, action: Action) -> float:
+def move_value(player: Player, action: Action) -> float:
+    """What an F move (or ``pass``) gains in ``room_value`` (shared with ``bot``)."""
     if action["type"] == "pass":
         return 0
     a, b = action["rooms"]
-    colours = _hand_colours(player)
+    colours = hand_colours(player)
     rooms = player["rooms"]
-    before = _room_value(rooms[a]["cubes"], colours) + _room_value(rooms[b]["cubes"], colours)
+    before = room_value(rooms[a]["cubes"], colours) + room_value(rooms[b]["cubes"], colours)
     rest = Counter(rooms[a]["cubes"] + rooms[b]["cubes"]) - Counter(action["cubes"])
-    after = _room_value(action["cubes"], colours) + _room_value(list(rest.elements()), colours)
+    after = room_value(action["cubes"], colours) + room_value(list(rest.elements()), colours)
     return after - before - 0.01
 
 

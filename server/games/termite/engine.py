@@ -83,6 +83,8 @@ def status(state: State) -> dict[str, Any]:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
+    """Exactly the actions ``apply`` accepts from ``seat`` now, ``resign`` included (the
+    day's full list spells out every helper die and value; empty when not to act)."""
     if seat not in to_act(state):
         return []
     night_phase = state["phase"] == "night"
