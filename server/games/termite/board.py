@@ -309,10 +309,11 @@ def fit_cells(
     wall: list[list[str | None]], cells: list[Cell], column: int, row: int
 ) -> list[Cell] | None:
     """The cells a piece covers with its bounding box's lower-left corner at ``(column,
-    row)``, or None if it may not go there (docs/games/termite.md "Action F"; the seed:
-    placed from the bottom up, touching the wall's bottom or other cubes, like Tetris):
-    inside the wall, on free cells, with at least one cell resting on the bottom row or
-    on a cube directly below it.  It need not be reachable by a straight drop."""
+    row)``, or None if it may not go there (docs/games/termite.md "How a wall piece is
+    placed"; the seed: placed from the bottom up, touching the wall's bottom or other
+    cubes, like Tetris): inside the wall, on free cells, with at least one cell resting
+    on the bottom row or on a cube directly below it.  It need not be reachable by a
+    straight drop."""
     placed = [(column + x, row + y) for x, y in cells]
     if any(not (0 <= x < data.WALL_WIDTH and 0 <= y < data.WALL_HEIGHT) for x, y in placed):
         return None

@@ -80,7 +80,7 @@ def take_blueprint(state: State, seat: int, card: str, events: list[Event]) -> N
 
 def gain_die(state: State, seat: int, kind: str) -> bool:
     """Take a die from the seat's supply (10 workers and 3 soldiers beside the start
-    dice, docs/games/termite.md "Components"); False when that kind has run out.  The
+    dice, docs/games/termite.md "The supply"); False when that kind has run out.  The
     new die is rolled with the others next round."""
     player = state["players"][seat]
     owned = sum(1 for d in player["dice"] if d["kind"] == kind)
@@ -192,9 +192,9 @@ def resolve_tunnel(state: State, task: Task, action: Action, rng: Rng, events: l
 
 
 def stake_counts(state: State, area: int) -> dict[int, int]:
-    """Dice per rival on main stake D<area>, both slots (docs/games/termite.md "Action D";
-    the seed counts the dice on each main stake): a soldier counts 2; each neutral set
-    is its own rival (``board.rival``: -1, -2, -3)."""
+    """Dice per rival on main stake D<area>, both slots (docs/games/termite.md "Which dice
+    count for a D majority"; the seed counts the dice on each main stake): a soldier
+    counts 2; each neutral set is its own rival (``board.rival``: -1, -2, -3)."""
     counts: dict[int, int] = {}
     for slot in (f"D{area}t", f"D{area}c"):
         for owner, index in board.dice_at(state, slot):
@@ -206,10 +206,11 @@ def stake_counts(state: State, area: int) -> dict[int, int]:
 
 def majority(state: State, area: int) -> tuple[dict[int, int], list[tuple[int, int]]]:
     """Counts per rival on main stake D<area> (``stake_counts``) and the awards as
-    (seat, cubes) in resolution order (docs/games/termite.md "Action D", seed action D):
-    most = 2 cubes, second = 1; a tie for most gives each tied player 1 and [house] no
-    second place (the tied rivals hold first and second); a tie for second gives
-    nothing; neutral dice take places but never cubes."""
+    (seat, cubes) in resolution order (docs/games/termite.md "Which dice count for a D
+    majority", "Second place when first is tied"; seed action D): most = 2 cubes,
+    second = 1; a tie for most gives each tied player 1 and [house] no second place
+    (the tied rivals hold first and second); a tie for second gives nothing; neutral
+    dice take places but never cubes."""
     counts = stake_counts(state, area)
     awards: list[tuple[int, int]] = []
     if not counts:
@@ -350,8 +351,8 @@ def bonus_available(state: State, seat: int, space: str) -> bool:
 
 def resolve_bonus(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
     """A completed wall row: put a marker on a free bonus space and take its reward
-    (docs/games/termite.md "Bonus spaces").  [house] Any free space may be chosen (the
-    seed: any unoccupied space); a reward the supply cannot give is lost, and the
+    (docs/games/termite.md "A bonus the supply cannot give").  [house] Any free space may
+    be chosen (the seed: any unoccupied space); a reward the supply cannot give is lost, and the
     ``bonus`` event says so with ``"lost": true``."""
     seat = task["seat"]
     space = field_str(action, "space")
