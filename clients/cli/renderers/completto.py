@@ -78,7 +78,8 @@ def render(board: dict[str, Any], seat: int | None) -> str:
             )
     for past in board["history"]:
         penalties = ", ".join(str(p) for p in past["penalties"])
-        lines.append(f"Round {past['round']}: seat {past['winner']} won; penalties {penalties}")
+        won = "stalled, no winner" if past["winner"] is None else f"seat {past['winner']} won"
+        lines.append(f"Round {past['round']}: {won}; penalties {penalties}")
     result = board["result"]
     if result is not None:
         winners = ", ".join(str(w) for w in result["winners"])
