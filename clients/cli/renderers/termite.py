@@ -34,9 +34,9 @@ night:  answer the pending choice:
           tunnel: EDGE (e.g. S-1a)      cube: SOURCE ROOM (D3 or D3/1a)
           trade: cubes R:COLOUR R:COLOUR | egg ROOM | queen CARD |
                  blueprint CARD
-          trade_take: SOURCE COLUMN     bonus: SPACE
+          trade_take: SOURCE COLUMN [ROW]   bonus: SPACE
           move: ROOM ROOM COLOUR...  (the colours the first room keeps)
-          build: ROOM CARD ROTATION COLUMN
+          build: ROOM CARD ROTATION COLUMN [ROW]  (no row: dropped down)
           colours in full or by initial: r red, y yellow, g green, b blue,
           p purple, w white
         pass (skip an optional trade, move or build)
@@ -414,7 +414,7 @@ def _describe_choice(a: dict[str, Any]) -> str:
     if "rotation" in a:
         return (
             f"build {a['blueprint']} from room {a['room']}, rotation {a['rotation']}, "
-            f"column {a['column']}"
+            f"column {a['column']}{_at_row(a)}"
         )
     if "blueprint" in a:
         return (
@@ -423,7 +423,7 @@ def _describe_choice(a: dict[str, Any]) -> str:
             else f"take blueprint {a['blueprint']}"
         )
     if "column" in a:
-        return f"take a cube from {a['source']} into wall column {a['column']}"
+        return f"take a cube from {a['source']} into wall column {a['column']}{_at_row(a)}"
     if "source" in a:
         return f"take a cube from {a['source']} into room {a['room']}"
     if "room" in a:
@@ -522,6 +522,17 @@ def _place_steps(
     return steps
 
 
+def _row_step(a: dict[str, Any]) -> tuple[str | None, str]:
+    """Where in the column a wall piece goes: dropped down, or set at a row."""
+    if "row" in a:
+        return (None, f"set at row {a['row']}")
+    return (None, "dropped straight down")
+
+
+def _at_row(a: dict[str, Any]) -> str:
+    return f", at row {a['row']}" if "row" in a else ""
+
+
 def _choice_steps(a: dict[str, Any]) -> list[tuple[str | None, str]]:
     if "source" in a and "room" in a:
         return [
@@ -532,6 +543,7 @@ def _choice_steps(a: dict[str, Any]) -> list[tuple[str | None, str]]:
         return [
             (None, f"take a cube from {a['source']}"),
             (None, f"into wall column {a['column']}"),
+            _row_step(a),
         ]
     if "rotation" in a:
         return [
@@ -539,6 +551,7 @@ def _choice_steps(a: dict[str, Any]) -> list[tuple[str | None, str]]:
             (str(a["room"]), f"with the cubes of room R{a['room']}"),
             (None, f"turned {a['rotation']}×90°"),
             (None, f"in column {a['column']}"),
+            _row_step(a),
         ]
     if "rooms" in a:
         first, second = a["rooms"]
@@ -660,20 +673,23 @@ def _parse_choice(kind: str, words: list[str]) -> dict[str, Any]:
         return {**base, "edge": _edge(words[0])}
     if kind == "cube" and n == 2:
         return {**base, "source": _source(words[0]), "room": _room(words[1])}
-    if kind == "trade_take" and n == 2:
-        return {**base, "source": _source(words[0]), "column": _ints(words[1:], "COLUMN")[0]}
+    if kind == "trade_take" and n in (2, 3):
+        at = _ints(words[1:], "COLUMN [ROW]")
+        taken = {**base, "source": _source(words[0]), "column": at[0]}
+        return taken if n == 2 else {**taken, "row": at[1]}
     if kind == "bonus" and n == 1:
         return {**base, "space": words[0].lower()}
-    if kind == "build" and n == 4:
+    if kind == "build" and n in (4, 5):
         room = _room(words[0])
-        rotation, column = _ints([words[2], words[3]], "ROTATION, COLUMN")
-        return {
+        numbers = _ints(words[2:], "ROTATION, COLUMN [ROW]")
+        built = {
             **base,
             "room": room,
             "blueprint": _card(words[1]),
-            "rotation": rotation,
-            "column": column,
+            "rotation": numbers[0],
+            "column": numbers[1],
         }
+        return built if n == 4 else {**built, "row": numbers[2]}
     if kind == "move" and n >= 2:
         a, b = _room(words[0]), _room(words[1])
         return {**base, "rooms": [a, b], "cubes": sorted(_colour(w) for w in words[2:])}
