@@ -42,6 +42,9 @@ JANITOR_S = 30.0
 UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
+FORGET_UNUSED_MS = 10 * 60 * 1000
+"""A table nobody ever sat at is deleted after this long (protocol/README.md "Limits"):
+tables created and left empty must not pile up (a create_table flood)."""
 FORGET_FINISHED_MS = 60 * 60 * 1000
 FORGET_ABANDONED_MS = 24 * 60 * 60 * 1000
 """The memory store forgets finished / abandoned tables after these idle times, so one
@@ -368,6 +371,7 @@ class Hub:
             await asyncio.sleep(JANITOR_S)
             try:
                 await self.tidy(self.clock_ms())
+                await self.forget_unused(self.clock_ms())
             except Exception:
                 log.exception("janitor failed")
 
@@ -394,6 +398,26 @@ class Hub:
         if unloaded:
             self._lobby_changed()
         return unloaded
+
+    async def forget_unused(self, now_ms: int) -> list[str]:
+        """Delete tables nobody has sat at for ``FORGET_UNUSED_MS``, unless someone
+        watches them; the ids deleted."""
+        forgotten = []
+        for record in await self.store.tables():
+            if any(seat.taken for seat in record.seats):
+                continue
+            if now_ms - record.updated_ms < FORGET_UNUSED_MS:
+                continue
+            live = self.live.get(record.table)
+            if live is not None:
+                if live.feed.subscriber_count or any(s.taken for s in live.record.seats):
+                    continue
+                await self._unload(record.table, live)
+            await self.store.delete(record.table)
+            forgotten.append(record.table)
+        if forgotten:
+            self._lobby_changed()
+        return forgotten
 
     async def _unload(self, table_id: str, live: LiveTable) -> None:
         del self.live[table_id]
