@@ -39,10 +39,10 @@ from typing import Any
 
 import msgpack
 import websockets
-from websockets.typing import Subprotocol
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from websockets.typing import Subprotocol
 
 from tablehub.clients.cli.connection import Connection
 from tablehub.loadtest.procstat import read_proc
