@@ -15,6 +15,7 @@ import pytest
 import websockets
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
+from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
 from tablehub.clients.cli.connection import ServerError
@@ -298,8 +299,8 @@ async def test_pending_requests_per_connection_are_limited() -> None:
 def _handshake(port: int) -> tuple[socket.socket, ClientProtocol]:
     """A WebSocket client that reads only when told (and never answers pings itself)."""
     protocol = ClientProtocol(
-        parse_uri(f"ws://127.0.0.1:{port}/ws"), subprotocols=["tablehub.v1.msgpack"]
-    )  # type: ignore[list-item]
+        parse_uri(f"ws://127.0.0.1:{port}/ws"), subprotocols=[Subprotocol("tablehub.v1.msgpack")]
+    )
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect(("127.0.0.1", port))
