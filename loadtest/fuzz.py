@@ -264,10 +264,14 @@ class Outcomes:
         return self.counts["unanswered"] + self.counts["closed 1006"]
 
 
-def _expected_id(item: Item) -> Any:
+def _expected_id(item: Item, subprotocol: str) -> Any:
+    """The id the reply must carry: the one sent (as the server decodes it), if valid."""
     if isinstance(item, Raw) or "id" not in item:
         return None
-    return item["id"] if valid_request_id(item["id"]) else None
+    sent = item["id"]
+    if isinstance(sent, bytes) and subprotocol == JSON_PROTOCOL:
+        sent = sent.hex()  # how _frame writes binary values in JSON
+    return sent if valid_request_id(sent) else None
 
 
 async def _next_answer(ws: Any, codec_binary: bool) -> dict[str, Any] | None:
@@ -312,12 +316,12 @@ async def run_batch(url: str, subprotocol: str, items: list[Item], out: Outcomes
                 if str(code) not in codes["close_codes"] or code == 1011:
                     out.broken(f"closed {code} ({ws.close_reason}) after {item!r:.120}")
                 return
-            _check_answer(item, answer, out)
+            _check_answer(item, _expected_id(item, subprotocol), answer, out)
     finally:
         await ws.close()
 
 
-def _check_answer(item: Item, answer: dict[str, Any], out: Outcomes) -> None:
+def _check_answer(item: Item, expected_id: Any, answer: dict[str, Any], out: Outcomes) -> None:
     code = answer.get("code", "ok")
     out.add(f"answered {code}")
     try:
@@ -326,7 +330,7 @@ def _check_answer(item: Item, answer: dict[str, Any], out: Outcomes) -> None:
         out.broken(f"reply outside its schema ({err}): {answer!r:.120}")
     if answer["t"] == "error" and (code not in index()["error_codes"] or code == "internal_error"):
         out.broken(f"error code {code}: {answer!r:.160}")
-    if answer["id"] != _expected_id(item):
+    if answer["id"] != expected_id:
         out.broken(f"reply id {answer['id']!r:.40} for {item!r:.120}")
 
 
@@ -502,7 +506,32 @@ def start_hub_process(port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen([*command, "--log-level", "warning"], env=env)
 
 
+async def attack(args: argparse.Namespace) -> int:
+    """The attacker process: the hostile messages only; prints its Outcomes as JSON.
+
+    Drawing costs hypothesis ~4 ms a message: a long run replays a pool of
+    ``args.pool`` drawn messages in seeded random order, in rounds (a close cuts a
+    batch short, so rounds go on until ``args.messages`` were sent)."""
+    tables = args.tables.split(",")
+    pool = draw_batches(args.seed, min(args.pool, args.messages), tables)
+    rng = random.Random(args.seed)
+    out = Outcomes()
+    while out.messages < args.messages:
+        batches = [rng.choice(pool) for _ in range(2_000)]
+        await fuzz(args.attack, batches, args.workers, None, out)
+    summary = {
+        "counts": dict(out.counts),
+        "violations": out.violations,
+        "messages": out.messages,
+        "connections": out.connections,
+    }
+    print(json.dumps(summary), flush=True)
+    return 0
+
+
 async def main_async(args: argparse.Namespace) -> int:
+    """Hub, attacker and legitimate clients each in their own process (so the
+    legitimate clients' latency is the hub's, not the attacker's event loop)."""
     port = _free_port()
     proc = start_hub_process(port)
     try:
@@ -511,17 +540,33 @@ async def main_async(args: argparse.Namespace) -> int:
         tables = await setup_tables(url)
         before = read_proc(proc.pid)
         legit = Legit()
-        out = Outcomes()
+        stop = asyncio.Event()
+        side = [
+            asyncio.create_task(legit.lobby(url, stop)),
+            asyncio.create_task(legit.players(url, stop)),
+        ]
         started = time.perf_counter()
-        # Drawing costs hypothesis ~4 ms a message: a long run replays a drawn pool in
-        # seeded random order, in rounds (a close cuts a batch short).
-        pool = draw_batches(args.seed, min(args.pool, args.messages), tables)
-        rng = random.Random(args.seed)
-        while out.messages < args.messages:
-            batches = [rng.choice(pool) for _ in range(2_000)]
-            await fuzz(url, batches, args.workers, legit, out)
+        attacker = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tablehub.loadtest.fuzz",
+            *("--attack", url, "--tables", ",".join(tables)),
+            *("--messages", str(args.messages), "--pool", str(args.pool)),
+            *("--seed", str(args.seed), "--workers", str(args.workers)),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        output, _ = await attacker.communicate()
         seconds = time.perf_counter() - started
+        stop.set()
+        await asyncio.gather(*side)
         after = read_proc(proc.pid)
+        summary = json.loads(output.decode().strip().splitlines()[-1])
+        out = Outcomes(
+            Counter(summary["counts"]),
+            summary["violations"],
+            summary["messages"],
+            summary["connections"],
+        )
         rss = (before.rss_kib if before else 0, after.rss_kib if after else 0)
         print(report(out, legit, rss, seconds), flush=True)
         return 1 if out.violations or out.unanswered() or legit.failures else 0
@@ -536,8 +581,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--pool", type=int, default=10_000, help="distinct messages drawn")
     parser.add_argument("--workers", type=int, default=16, help="connections at a time")
+    parser.add_argument("--attack", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--tables", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    return asyncio.run(main_async(args))
+    return asyncio.run(attack(args) if args.attack else main_async(args))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.protocol.codec import index
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Event
 from tablehub.server.store.base import RemoteCommit, Store
@@ -42,7 +43,7 @@ JANITOR_S = 30.0
 UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
-FORGET_UNUSED_MS = 10 * 60 * 1000
+FORGET_UNUSED_MS = index()["limits"]["unused_table_forget_seconds"] * 1000
 """A table nobody ever sat at is deleted after this long (protocol/README.md "Limits"):
 tables created and left empty must not pile up (a create_table flood)."""
 FORGET_FINISHED_MS = 60 * 60 * 1000

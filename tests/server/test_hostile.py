@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from typing import Any
 
 import msgpack
 import pytest
 import websockets
-from websockets.client import ClientProtocol
-from websockets.frames import Close, Frame, Opcode
-from websockets.typing import Subprotocol
-from websockets.uri import parse_uri
+from websockets.frames import Close
 
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol import SUBPROTOCOLS
@@ -27,6 +23,7 @@ from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
 from tests.conftest import RunningHub, start_hub, stop_hub
 from tests.server.test_bad_input import call, closed_with, hello, raw
+from tests.server.test_slow_reader import StalledPeer
 
 JSON = "tablehub.v1.json"
 
@@ -296,45 +293,16 @@ async def test_pending_requests_per_connection_are_limited() -> None:
 # -- slow readers ------------------------------------------------------------------------------
 
 
-def _handshake(port: int) -> tuple[socket.socket, ClientProtocol]:
-    """A WebSocket client that reads only when told (and never answers pings itself)."""
-    protocol = ClientProtocol(
-        parse_uri(f"ws://127.0.0.1:{port}/ws"), subprotocols=[Subprotocol("tablehub.v1.msgpack")]
-    )
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.connect(("127.0.0.1", port))
-    request = protocol.connect()
-    protocol.send_request(request)
-    sock.sendall(b"".join(protocol.data_to_send()))
-    while not protocol.handshake_exc and protocol.state.name == "CONNECTING":
-        protocol.receive_data(sock.recv(65536))
-    return sock, protocol
-
-
 async def test_a_peer_that_stops_reading_is_closed_4000_not_1011() -> None:
     limits = Limits(ping_interval_s=0.2, ping_timeout_s=0.3)
     running = await start_hub(limits=limits)
     try:
-        sock, protocol = await asyncio.to_thread(_handshake, running.port)
-        protocol.send_binary(msgpack.packb({"t": "hello", "id": 0, "v": 1, "name": "mute"}))
-        sock.sendall(b"".join(protocol.data_to_send()))
-
-        def read_until_close() -> Close | None:
-            sock.settimeout(30)
-            while True:
-                data = sock.recv(65536)
-                if not data:
-                    return None
-                protocol.receive_data(data)
-                for event in protocol.events_received():
-                    if isinstance(event, Frame) and event.opcode is Opcode.CLOSE:
-                        return Close.parse(event.data)
-                protocol.data_to_send()  # its pongs are never sent: it does not answer pings
-
-        close = await asyncio.to_thread(read_until_close)
-        assert close is not None and close.code == 4000
-        sock.close()
+        peer = await asyncio.to_thread(StalledPeer, running.port)
+        await asyncio.to_thread(peer.send, {"t": "hello", "id": 0, "v": 1, "name": "mute"})
+        while not isinstance(message := await asyncio.to_thread(peer.next_message), Close):
+            assert message["t"] == "ok"  # the hello's reply; then nothing until the close
+        assert message.code == 4000 and "slow consumer" in message.reason
+        peer.close()
     finally:
         await stop_hub(running)
 
