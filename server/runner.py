@@ -48,6 +48,20 @@ class HubWebSocketProtocol(WebSocketsSansIOProtocol):
         high = self.limits.transport_write_buffer
         self.transport.set_write_buffer_limits(high=high, low=high // 4)
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # websockets' parser generator and its protocol reference each other, and a
+        # refused frame leaves its exception (traceback, partial payload) behind: such
+        # cycles wait for a full collection, rare under the hub's GC settings, and 640
+        # aborted connections with large frames held ~45 MiB.  Free the buffers now.
+        self.conn.parser.close()
+        self.conn.parser_exc = None
+        self.conn.reader.buffer.clear()
+        self.frames = []
+        scope = getattr(self, "scope", None)
+        if scope is not None:  # the force-close method in the scope is a cycle too
+            scope["extensions"].pop(FORCE_CLOSE_EXTENSION, None)
+
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)

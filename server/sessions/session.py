@@ -303,24 +303,35 @@ class Session:
             )
         if len(frame) > self.limits.max_frame_bytes:
             raise Closing(1009, "frame too large")
+        # Errors are turned into values, never kept or re-raised from here: an exception
+        # held by this frame would tie the frame (and ``frame``'s bytes) into a cycle
+        # that only a full collection frees -- rare under the hub's GC settings.
+        raw: Any = None
+        refused: tuple[str, str] | None = None  # (code, message) for an error reply
+        undecodable = ""
         try:
             raw = self.codec.decode(frame)
         except DecodeError as err:
-            raise Closing(1007, str(err)) from None
+            undecodable = str(err)
         except ProtocolError as err:  # too deep for the decoder: nothing of it is readable
-            raw = err
+            refused = (err.code, err.message)
+        if undecodable:
+            raise Closing(1007, undecodable)
         metrics.MESSAGES_IN.inc()
         if self.state is SessionState.OPEN and not (
             isinstance(raw, dict) and raw.get("t") == "hello"
         ):
             self.fail(request_id_of(raw), "hello_required", "the first message must be hello")
             return
+        if refused is not None:
+            self.fail(None, *refused)
+            return
         try:
-            if isinstance(raw, ProtocolError):
-                raise raw
             msg = validate_inbound(raw)
         except ProtocolError as err:
-            self.fail(err.request_id, err.code, err.message)
+            refused, request_id = (err.code, err.message), err.request_id
+        if refused is not None:
+            self.fail(request_id, *refused)
             return
         if not self._bucket.take():
             self.fail(msg["id"], "rate_limited", "too many messages; slow down")

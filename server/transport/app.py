@@ -91,18 +91,20 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
                 pass  # closed already, or the peer is gone
 
         address = _counted_address(scope, limits)
-        if address is not None and per_address[address] >= limits.max_connections_per_address:
-            await close(4002, "too many connections from your address")
-            return
-        per_address[address or ""] += 1
+        if address is not None:
+            if per_address[address] >= limits.max_connections_per_address:
+                await close(4002, "too many connections from your address")
+                return
+            per_address[address] += 1
         metrics.CONNECTIONS.inc()
         try:
             await _serve(codec, send_frame, close, receive)
         finally:
-            per_address[address or ""] -= 1
-            if per_address[address or ""] <= 0:
-                del per_address[address or ""]
             metrics.CONNECTIONS.dec()
+            if address is not None:
+                per_address[address] -= 1
+                if per_address[address] <= 0:
+                    del per_address[address]
 
     async def _serve(codec: Codec, send_frame: SendFrame, close: CloseFn, receive: Receive) -> None:
         session = Session(hub, codec, send_frame, close, limits, holders)
