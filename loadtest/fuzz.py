@@ -346,8 +346,18 @@ class Legit:
     failures: list[str] = field(default_factory=list)
     games: int = 0
 
+    def _watch_errors(self, conn: Connection) -> None:
+        """Record every error a legitimate client gets (also to its unawaited resyncs)."""
+
+        def seen(msg: dict[str, Any]) -> None:
+            if msg.get("t") == "error":
+                self.failures.append(f"{conn.name}: error {msg['code']} ({msg['message']})")
+
+        conn.on_message = seen
+
     async def lobby(self, url: str, stop: asyncio.Event) -> None:
         conn = await Connection.connect(url, "lobby")
+        self._watch_errors(conn)
         try:
             await conn.request("subscribe_tables")
             while not stop.is_set():
@@ -367,6 +377,8 @@ class Legit:
 
     async def players(self, url: str, stop: asyncio.Event) -> None:
         ann, bo = await Connection.connect(url, "ann"), await Connection.connect(url, "bo")
+        self._watch_errors(ann)
+        self._watch_errors(bo)
         try:
             while not stop.is_set():
                 await self._one_game(ann, bo, stop)
@@ -382,15 +394,19 @@ class Legit:
         await bo.join(table)
         await ann.wait_for(table, lambda m: m.view.get("status") == "playing")
         while not stop.is_set():
-            view = ann.tables[table].view
-            if view["status"] == "finished":
+            mirror = ann.tables[table]
+            if mirror.view["status"] == "finished":
                 break
+            version, acted = mirror.version, False
             for player in (ann, bo):
                 actions = await player.legal(table)
                 if actions:
                     started = time.perf_counter()
                     await player.act(table, actions[0])
                     self.acts_ms.append((time.perf_counter() - started) * 1000)
+                    acted = True
+            if not acted:  # ann's view lags behind bo's last move: wait, do not spin
+                await ann.wait_for(table, lambda m, v=version: m.version > v)
         for player in (ann, bo):
             mirror = player.tables[table]
             if mirror.mismatches:

@@ -26,10 +26,12 @@ class Limits:
     """Requests of one connection waiting for a table's answer (refused with rate_limited)."""
     max_connections_per_address: int = _limit("max_connections_per_address")
     """Open connections from one client address (refused with close 4002)."""
-    limit_loopback: bool = False
-    """Whether loopback clients count against ``max_connections_per_address`` (a local
-    load generator or balancer connects from there; behind nginx, uvicorn's proxy
-    headers give the real client address)."""
+    limit_local: bool = False
+    """Whether loopback and private-network clients count against
+    ``max_connections_per_address``: a balancer (nginx in deploy/) or a load generator
+    connects from there with many clients' connections.  Behind a balancer that sets
+    X-Forwarded-For and is trusted by uvicorn (FORWARDED_ALLOW_IPS), the real client
+    address is counted."""
     outbound_queue: int = 256
     """Pending pushes per connection before they are replaced by fresh snapshots."""
     control_queue: int = 1000

@@ -170,9 +170,9 @@ def _counted_address(scope: Scope, limits: Limits) -> str | None:
     if not client:
         return None
     host = str(client[0])
-    if not limits.limit_loopback:
+    if not limits.limit_local:
         with contextlib.suppress(ValueError):
-            if ipaddress.ip_address(host).is_loopback:
+            if ipaddress.ip_address(host).is_private:  # includes loopback
                 return None
     return host
 

@@ -239,7 +239,7 @@ async def test_tables_followed_per_connection_are_refused_with_limit_reached() -
 
 
 async def test_connections_per_address_are_limited_4002() -> None:
-    running = await start_hub(limits=Limits(max_connections_per_address=2, limit_loopback=True))
+    running = await start_hub(limits=Limits(max_connections_per_address=2, limit_local=True))
     try:
         first, second = await raw(running), await raw(running)
         third = await raw(running)
