@@ -35,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import msgpack
@@ -44,7 +45,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from websockets.typing import Subprotocol
 
-from tablehub.clients.cli.connection import Connection
+from tablehub.clients.cli.connection import Connection, TableMirror
 from tablehub.loadtest.procstat import read_proc
 from tablehub.protocol.codec import index, valid_request_id, validate_outbound
 
@@ -406,13 +407,17 @@ class Legit:
                     self.acts_ms.append((time.perf_counter() - started) * 1000)
                     acted = True
             if not acted:  # ann's view lags behind bo's last move: wait, do not spin
-                await ann.wait_for(table, lambda m, v=version: m.version > v)
+                await ann.wait_for(table, partial(_newer, version))
         for player in (ann, bo):
             mirror = player.tables[table]
             if mirror.mismatches:
                 self.failures.append(f"{player.name}: {mirror.mismatches} hash mismatches")
             await player.request("leave", table=table)
         self.games += 1
+
+
+def _newer(version: int, mirror: TableMirror) -> bool:
+    return mirror.version > version
 
 
 def p99(values: list[float]) -> float:
