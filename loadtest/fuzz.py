@@ -51,6 +51,8 @@ from tablehub.protocol.codec import index, valid_request_id, validate_outbound
 
 GAMES = ("nmbr9", "brix", "completto", "termite")
 ANSWER_TIMEOUT_S = 5.0
+ROUNDS_PER_S = 40
+"""Pace of the legitimate 9-tower players (each round: legal + act per player)."""
 JSON_PROTOCOL = "tablehub.v1.json"
 MSGPACK_PROTOCOL = "tablehub.v1.msgpack"
 
@@ -394,10 +396,16 @@ class Legit:
         await ann.join(table)
         await bo.join(table)
         await ann.wait_for(table, lambda m: m.view.get("status") == "playing")
+        loop = asyncio.get_running_loop()
+        next_round = loop.time()
         while not stop.is_set():
             mirror = ann.tables[table]
             if mirror.view["status"] == "finished":
                 break
+            # Pace: two requests per connection a round, at most ROUNDS_PER_S rounds a
+            # second -- a legitimate client keeps under the rate limit (100/s).
+            next_round = max(next_round + 1 / ROUNDS_PER_S, loop.time())
+            await asyncio.sleep(next_round - loop.time())
             version, acted = mirror.version, False
             for player in (ann, bo):
                 actions = await player.legal(table)
