@@ -46,6 +46,9 @@ UNLOAD_IDLE_MS = 10 * 60 * 1000
 FORGET_UNUSED_MS = index()["limits"]["unused_table_forget_seconds"] * 1000
 """A table nobody ever sat at is deleted after this long (protocol/README.md "Limits"):
 tables created and left empty must not pile up (a create_table flood)."""
+MAX_UNUSED_TABLES: int = index()["limits"]["max_unused_tables_per_process"]
+"""Tables created by this process that nobody has sat at yet, at most (~15 KB each):
+beyond, create_table is refused with ``overloaded`` until some are used or forgotten."""
 FORGET_FINISHED_MS = 60 * 60 * 1000
 FORGET_ABANDONED_MS = 24 * 60 * 60 * 1000
 """The memory store forgets finished / abandoned tables after these idle times, so one
@@ -88,6 +91,8 @@ class Hub:
         self._cids = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._unused: set[str] = set()
+        """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
         store.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -125,6 +130,13 @@ class Hub:
         game = get_game(game_id)
         if game is None:
             raise TableError("unknown_game", f"no game {game_id!r}")
+        if len(self._unused) >= MAX_UNUSED_TABLES:
+            await self._recount_unused()
+            if len(self._unused) >= MAX_UNUSED_TABLES:
+                raise TableError(
+                    "overloaded",
+                    "this server has too many tables nobody has sat at: join one, or retry later",
+                )
         game_options = dict(options or {})
         hub_options = {key: game_options.pop(key) for key in HUB_OPTIONS if key in game_options}
         try:
@@ -160,6 +172,7 @@ class Hub:
             updated_ms=now,
         )
         await self.store.create(record)
+        self._unused.add(record.table)
         self._lobby_changed()
         return record.table
 
@@ -400,6 +413,11 @@ class Hub:
             self._lobby_changed()
         return unloaded
 
+    async def _recount_unused(self) -> None:
+        """Keep in ``_unused`` only the tables still stored with every seat free."""
+        empty = {r.table for r in await self.store.tables() if not any(s.taken for s in r.seats)}
+        self._unused &= empty
+
     async def forget_unused(self, now_ms: int) -> list[str]:
         """Delete tables nobody has sat at for ``FORGET_UNUSED_MS``, unless someone
         watches them; the ids deleted."""
@@ -416,6 +434,7 @@ class Hub:
                 await self._unload(record.table, live)
             await self.store.delete(record.table)
             forgotten.append(record.table)
+        self._unused.difference_update(forgotten)
         if forgotten:
             self._lobby_changed()
         return forgotten

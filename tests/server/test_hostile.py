@@ -17,10 +17,13 @@ from websockets.frames import Close
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol import SUBPROTOCOLS
 from tablehub.protocol.codec import EncodeError
+from tablehub.server import hub as hub_module
 from tablehub.server.config import Limits
 from tablehub.server.hub import FORGET_UNUSED_MS, Hub
 from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
+from tablehub.server.tables.actor import Join
+from tablehub.server.tables.errors import TableError
 from tests.conftest import RunningHub, start_hub, stop_hub
 from tests.server.test_bad_input import call, closed_with, hello, raw
 from tests.server.test_slow_reader import StalledPeer
@@ -217,6 +220,23 @@ async def test_unused_tables_per_connection_are_limited_and_forgotten_later() ->
         assert set(tables[1:]) <= set(forgotten) and tables[0] not in forgotten
     finally:
         await stop_hub(running)
+
+
+async def test_tables_nobody_sat_at_are_capped_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hub_module, "MAX_UNUSED_TABLES", 3)
+    hub = Hub(MemoryStore())
+    await hub.start()
+    try:
+        tables = [await hub.create_table("nmbr9", 2, {}) for _ in range(3)]
+        with pytest.raises(TableError) as info:
+            await hub.create_table("nmbr9", 2, {})
+        assert info.value.code == "overloaded"
+        await hub.submit(tables[0], Join("ann", None, None))
+        await hub.create_table("nmbr9", 2, {})  # one of the three is used now
+    finally:
+        await hub.stop()
 
 
 async def test_tables_followed_per_connection_are_refused_with_limit_reached() -> None:
