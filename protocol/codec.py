@@ -112,8 +112,6 @@ def _not_json(constant: str) -> Any:
 
 def _well_formed(text: str) -> bool:
     """True unless ``text`` holds a lone surrogate (which no UTF-8 encoder accepts)."""
-    if text.isascii():
-        return True
     try:
         text.encode()
     except UnicodeEncodeError:
@@ -122,39 +120,54 @@ def _well_formed(text: str) -> bool:
 
 
 def value_problem(value: Any) -> str | None:
-    """Why ``value`` is not a protocol value (see the module docstring), or None."""
+    """Why ``value`` is not a protocol value (see the module docstring), or None.
+
+    Walks containers only, checking their children by exact type (a hot path: every
+    inbound message passes here); stops as soon as the value budget is spent."""
+    budget = MAX_VALUES - 1
     stack: list[tuple[Any, int]] = [(value, 1)]
-    count = 0
     while stack:
-        item, depth = stack.pop()
-        count += 1
-        if count > MAX_VALUES:
-            return f"a message may hold at most {MAX_VALUES} values"
-        if isinstance(item, str):
-            if not _well_formed(item):
-                return "a text is not valid Unicode (lone surrogate)"
-        elif isinstance(item, (bool, type(None))):
-            continue
-        elif isinstance(item, int):
-            if not _INT_RANGE[0] <= item <= _INT_RANGE[1]:
-                return "an integer is out of range"
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return "a number is not finite"
-        elif isinstance(item, (dict, list)):
-            if depth >= MAX_DEPTH:
-                return f"a message may nest at most {MAX_DEPTH} levels deep"
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    if not isinstance(key, str):
-                        return "a map key is not a text"
-                    stack.append((key, depth + 1))
-                    stack.append((child, depth + 1))
-            else:
-                stack.extend((child, depth + 1) for child in item)
+        container, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"a message may nest at most {MAX_DEPTH} levels deep"
+        if type(container) is dict:
+            children: Any = container.values()
+            budget -= 2 * len(container)
+            for key in container:
+                if type(key) is not str:
+                    return "a map key is not a text"
+                if not key.isascii() and not _well_formed(key):
+                    return _ILL_FORMED
         else:
-            return "binary and extension values are not part of the protocol"
+            children = container
+            budget -= len(container)
+        if budget < 0:
+            return f"a message may hold at most {MAX_VALUES} values"
+        kinds = set(map(type, children))
+        if kinds == _INTS:  # a list of numbers: checked at C speed
+            if min(children) < _INT_RANGE[0] or max(children) > _INT_RANGE[1]:
+                return "an integer is out of range"
+            continue
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                if not child.isascii() and not _well_formed(child):
+                    return _ILL_FORMED
+            elif kind is int:
+                if not _INT_RANGE[0] <= child <= _INT_RANGE[1]:
+                    return "an integer is out of range"
+            elif kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is float:
+                if not math.isfinite(child):
+                    return "a number is not finite"
+            elif kind is not bool and child is not None:
+                return "binary and extension values are not part of the protocol"
     return None
+
+
+_ILL_FORMED = "a text is not valid Unicode (lone surrogate)"
+_INTS = {int}
 
 
 def valid_request_id(request_id: Any) -> bool:
@@ -164,7 +177,7 @@ def valid_request_id(request_id: Any) -> bool:
     return (
         isinstance(request_id, str)
         and len(request_id) <= MAX_ID_LENGTH
-        and _well_formed(request_id)
+        and (request_id.isascii() or _well_formed(request_id))
     )
 
 

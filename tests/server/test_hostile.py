@@ -16,7 +16,7 @@ from websockets.frames import Close
 
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol import SUBPROTOCOLS
-from tablehub.protocol.codec import EncodeError
+from tablehub.protocol.codec import EncodeError, value_problem
 from tablehub.server import hub as hub_module
 from tablehub.server.config import Limits
 from tablehub.server.hub import FORGET_UNUSED_MS, Hub
@@ -29,6 +29,13 @@ from tests.server.test_bad_input import call, closed_with, hello, raw
 from tests.server.test_slow_reader import StalledPeer
 
 JSON = "tablehub.v1.json"
+
+
+def _nested_lists(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
 
 
 async def json_call(ws: Any, text: str) -> dict[str, Any]:
@@ -76,6 +83,27 @@ async def test_names_with_lone_surrogates_or_control_characters_are_refused_at_t
     assert isinstance((await lobby.request("list_tables"))["tables"], list)
     assert (await lobby.request("ping"))["t"] == "ok"
     await lobby.close()
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"a": [1, "b", None, True, 1.5, {"c": []}]}, None),
+        ({"a": "名前 🂡"}, None),
+        ({"a": ["x", "\ud800"]}, "Unicode"),
+        ({"\udc00": 1}, "Unicode"),
+        ({"a": float("inf")}, "finite"),
+        ({"a": [1, 2**64]}, "range"),
+        ({"a": [1, "x", -(2**63) - 1]}, "range"),
+        ({"a": b"bytes"}, "binary"),
+        ({"a": list(range(2000))}, "values"),
+        ({"a": _nested_lists(31)}, None),  # the message is level 1: 32 levels in all
+        ({"a": _nested_lists(32)}, "nest"),
+    ],
+)
+def test_the_door_checks_every_value(value: Any, problem: str | None) -> None:
+    found = value_problem(value)
+    assert found is None if problem is None else (found is not None and problem in found)
 
 
 async def test_strict_json_nan_and_infinity_close_1007(hub: RunningHub) -> None:
