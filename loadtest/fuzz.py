@@ -438,20 +438,44 @@ def p99(values: list[float]) -> float:
 # -- a run ------------------------------------------------------------------------------------
 
 
-async def setup_tables(url: str) -> list[str]:
-    """Real tables of every game: one waiting, one in play with bots."""
+@dataclass
+class Setup:
+    """Real tables of every game: one waiting, one in play (a bot and a host who left,
+    the bot's move done), with the version each playing table must keep."""
+
+    tables: list[str]
+    playing: dict[str, int]
+
+
+async def setup_tables(url: str) -> Setup:
     host = await Connection.connect(url, "host")
-    tables = []
+    setup = Setup([], {})
     try:
         for game in GAMES:
             waiting = await host.create_table(game, 2)
             playing = await host.create_table(game, 2)
             await host.request("add_bot", table=playing)
-            await host.join(playing)
-            tables += [waiting, playing]
+            seat = await host.join(playing)
+            mirror = await host.wait_for(playing, partial(_waits_for, seat))
+            setup.tables += [waiting, playing]
+            setup.playing[playing] = mirror.version
     finally:
         await host.close()
-    return tables
+    return setup
+
+
+def _waits_for(seat: int, mirror: TableMirror) -> bool:
+    return bool(mirror.view["to_act"] == [seat])
+
+
+async def changed_tables(url: str, setup: Setup) -> list[str]:
+    """The playing tables whose version moved: nobody the fuzzer could be may act there."""
+    conn = await Connection.connect(url, "auditor")
+    try:
+        versions = {t: (await conn.request("spectate", table=t))["version"] for t in setup.playing}
+    finally:
+        await conn.close()
+    return [t for t, version in versions.items() if version != setup.playing[t]]
 
 
 async def fuzz(
@@ -566,7 +590,7 @@ async def main_async(args: argparse.Namespace) -> int:
     try:
         await _wait_healthy(port, proc)
         url = f"ws://127.0.0.1:{port}/ws"
-        tables = await setup_tables(url)
+        setup = await setup_tables(url)
         before = read_proc(proc.pid)
         legit = Legit()
         stop = asyncio.Event()
@@ -579,7 +603,7 @@ async def main_async(args: argparse.Namespace) -> int:
             sys.executable,
             "-m",
             "tablehub.loadtest.fuzz",
-            *("--attack", url, "--tables", ",".join(tables)),
+            *("--attack", url, "--tables", ",".join(setup.tables)),
             *("--messages", str(args.messages), "--pool", str(args.pool)),
             *("--seed", str(args.seed), "--workers", str(args.workers)),
             stdout=asyncio.subprocess.PIPE,
@@ -597,6 +621,8 @@ async def main_async(args: argparse.Namespace) -> int:
             summary["connections"],
         )
         rss = (before.rss_kib if before else 0, after.rss_kib if after else 0)
+        for table in await changed_tables(url, setup):
+            out.broken(f"table {table} changed although the fuzzer holds no seat there")
         print(report(out, legit, rss, seconds), flush=True)
         return 1 if out.violations or out.unanswered() or legit.failures else 0
     finally:

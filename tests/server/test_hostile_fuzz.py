@@ -7,15 +7,23 @@ outcome (loadtest/fuzz.py says which), and the legitimate clients never fail."""
 
 from __future__ import annotations
 
-from tablehub.loadtest.fuzz import Legit, draw_batches, fuzz, p99, setup_tables
+from tablehub.loadtest.fuzz import (
+    Legit,
+    changed_tables,
+    draw_batches,
+    fuzz,
+    p99,
+    setup_tables,
+)
 from tests.conftest import RunningHub
 
 SEED = 19
-MESSAGES = 600
+MESSAGES = 900
 
 
 async def test_hostile_messages_each_get_one_documented_outcome(hub: RunningHub) -> None:
-    tables = await setup_tables(hub.url)
+    setup = await setup_tables(hub.url)
+    tables = setup.tables
     batches = draw_batches(SEED, MESSAGES, tables)
     assert draw_batches(SEED, 50, tables) == draw_batches(SEED, 50, tables), "seeded"
     legit = Legit()
@@ -24,10 +32,11 @@ async def test_hostile_messages_each_get_one_documented_outcome(hub: RunningHub)
         f"\n{out.messages} messages, {out.connections} connections: {dict(out.counts)}; "
         f"lobby ping p99 {p99(legit.pings_ms):.1f} ms, act p99 {p99(legit.acts_ms):.1f} ms"
     )
-    assert out.messages >= MESSAGES // 2, "most drawn messages were sent"
+    assert out.messages >= MESSAGES // 3, "a close cuts its batch short, the rest is sent"
     assert out.violations == []
     assert out.unanswered() == 0
     assert legit.failures == []
+    assert await changed_tables(hub.url, setup) == []
     assert legit.pings_ms, "the lobby subscriber kept being answered"
     assert any(c.startswith("closed") for c in out.counts), "closes were exercised"
     assert out.counts["answered bad_message"] > 0
