@@ -40,6 +40,9 @@ is still not gone ``close_timeout`` seconds later (the app's way out when the pe
 buffers are full and an ordinary ``websocket.close`` would wait forever)."""
 
 
+FRAMES_PER_TURN = 16
+"""Frames of one connection handled back to back before the others get a turn."""
+
 SendFrame = Callable[[bytes | str], Awaitable[None]]
 CloseFn = Callable[[int, str], Awaitable[None]]
 
@@ -109,8 +112,14 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
     async def _serve(codec: Codec, send_frame: SendFrame, close: CloseFn, receive: Receive) -> None:
         session = Session(hub, codec, send_frame, close, limits, holders)
         writer = asyncio.create_task(session.writer(), name=f"writer-{session.id}")
+        handled = 0
         try:
             while True:
+                handled += 1
+                if handled % FRAMES_PER_TURN == 0:
+                    # receive() does not yield while frames are queued: a flood arriving
+                    # in one read would otherwise be handled before anyone else's frame.
+                    await asyncio.sleep(0)
                 waiting_hello = session.state is SessionState.OPEN
                 try:
                     async with asyncio.timeout(limits.hello_timeout_s if waiting_hello else None):
