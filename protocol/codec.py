@@ -65,15 +65,18 @@ def index() -> dict[str, Any]:
 
 @cache
 def _schema_texts() -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(V1_DIR.glob("*.json"))}
+    """Every schema file under ``v1/`` (``games/`` included) by its path relative to
+    ``v1/`` with ``/`` separators -- the name the hub serves it under."""
+    return {p.relative_to(V1_DIR).as_posix(): p.read_bytes() for p in V1_DIR.rglob("*.json")}
 
 
 @cache
 def schema_fingerprint() -> str:
     """16 hex digits of SHA-256 over every schema file (name + bytes, sorted by name)."""
     digest = hashlib.sha256()
-    for name, text in _schema_texts().items():
-        digest.update(name.encode() + b"\0" + text + b"\0")
+    texts = _schema_texts()
+    for name in sorted(texts):
+        digest.update(name.encode() + b"\0" + texts[name] + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -219,6 +222,79 @@ def validate_inbound(msg: Any) -> Message:
 def validate_outbound(msg: Message) -> None:
     """Schema check of a server message (tests and clients; raises ValueError)."""
     _validators()[msg["t"]](msg)
+
+
+GAME_SCHEMA_KINDS = ("action", "player_view", "spectator_view", "event", "options")
+"""What ``index.json`` ``games.<id>`` names a schema for (docs: protocol/README.md)."""
+
+
+def _schema_at(ref: str) -> dict[str, Any]:
+    """The schema a reference like ``games/brix/view.json#/$defs/player`` names.
+
+    A fragment keeps the whole file (its ``$defs`` stay resolvable) and points the
+    root ``$ref`` at the fragment: in draft 7, which fastjsonschema compiles, a
+    ``$ref`` overrides its sibling keywords.  The files' ``$ref`` are all local
+    (``#/$defs/...``); their relative ``$id`` is dropped because fastjsonschema would
+    resolve those local references against it as a remote URL."""
+    name, _, fragment = ref.partition("#")
+    schema: dict[str, Any] = json.loads(_schema_texts()[name])
+    schema.pop("$id", None)
+    if fragment:
+        schema["$ref"] = f"#{fragment}"
+    return schema
+
+
+@cache
+def _game_validator(game: str, kind: str) -> Validator | None:
+    """The compiled schema of ``kind`` for ``game`` (None for a game the index does not
+    name); compiled on first use, so the hub compiles only the action schemas."""
+    if kind == "table_view":
+        return fastjsonschema.compile(_schema_at(index()["table_view"]))
+    refs = index()["games"].get(game)
+    return None if refs is None else fastjsonschema.compile(_schema_at(refs[kind]))
+
+
+def action_problem(game: str, action: Any) -> str | None:
+    """Why ``action`` does not fit ``game``'s action schema (words for the player, e.g.
+    "action has fields this game does not know: junk"), or None when it fits.
+
+    The hub asks before an action reaches the engine or the log: an action with
+    fields the game does not know is refused as ``bad_action``.  A game without a
+    schema (none today) is left to its engine."""
+    validator = _game_validator(game, "action")
+    if validator is None:
+        return None
+    try:
+        validator(action)
+    except fastjsonschema.JsonSchemaValueException as error:
+        return _in_words(error)[:200]
+    return None
+
+
+def _in_words(error: fastjsonschema.JsonSchemaValueException) -> str:
+    """fastjsonschema's complaint about an action, without Python reprs of lists."""
+    where = "action" + (error.name or "data").removeprefix("data")
+    definition = error.definition or {}
+    if error.rule == "additionalProperties" and isinstance(error.value, dict):
+        known = definition.get("properties", {})
+        extra = sorted(str(key)[:32] for key in error.value if key not in known)
+        return f"{where} has fields this game does not know: {', '.join(extra)}"
+    if error.rule == "required" and isinstance(error.value, dict):
+        missing = [key for key in definition.get("required", []) if key not in error.value]
+        return f"{where} needs the field(s): {', '.join(missing)}"
+    if error.rule == "enum":
+        return f"{where} must be one of: {', '.join(map(str, definition.get('enum', [])))}"
+    return "action" + error.message.removeprefix("data")
+
+
+def validate_game_value(game: str, kind: str, value: Any) -> None:
+    """Check ``value`` against ``game``'s schema of ``kind`` (one of GAME_SCHEMA_KINDS),
+    or the table view with ``kind="table_view"`` (any ``game``); raises ValueError (also
+    for a game without schemas)."""
+    validator = _game_validator(game, kind)
+    if validator is None:
+        raise ValueError(f"no schemas for game {game!r}")
+    validator(value)
 
 
 class Codec:

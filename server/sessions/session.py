@@ -43,7 +43,12 @@ from tablehub.protocol import (
     schema_fingerprint,
     validate_inbound,
 )
-from tablehub.protocol.codec import PROTOCOL_VERSION, EncodeError, request_id_of
+from tablehub.protocol.codec import (
+    PROTOCOL_VERSION,
+    EncodeError,
+    action_problem,
+    request_id_of,
+)
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub, LiveTable
@@ -53,6 +58,8 @@ from tablehub.server.tables.errors import TableError
 log = logging.getLogger("tablehub.session")
 
 SERVER_NAME = "tablehub/0.1"
+SERVER_SIDE = frozenset({"overloaded", "internal_error"})
+"""Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
 SendFrame = Callable[[bytes | str], Awaitable[None]]
@@ -155,15 +162,22 @@ class Session:
         self._pending = 0  # requests waiting for a table's answer
         self.created: set[str] = set()  # tables this connection created (may add bots)
         self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
+        self._closed_tables: set[str] = set()  # tables whose table_closed was queued
 
     # -- outbound --------------------------------------------------------------------
 
     def reply(self, request_id: Any, **fields: Any) -> None:
         self._push_control({"t": "ok", "id": request_id, **fields})
 
-    def fail(self, request_id: Any, code: str, message: str) -> None:
-        metrics.ERRORS.labels(code).inc()
-        self._push_control({"t": "error", "id": request_id, "code": code, "message": message})
+    def fail(self, request_id: Any, code: str, message: str, retry_ms: int | None = None) -> None:
+        """An ``error`` reply; ``retry_ms`` (retryable errors) says when to try again."""
+        metrics.counter_child(metrics.ERRORS, code).inc()
+        msg = {"t": "error", "id": request_id, "code": code, "message": message}
+        if retry_ms is not None:
+            msg["retry_ms"] = retry_ms
+        self._push_control(msg)
+        if code in SERVER_SIDE:
+            return  # the server's state, not the client's mistake: never held against it
         if self._errors.hit() > self.limits.max_errors_per_minute:
             self._abort(Closing(1008, "too many bad requests"))
 
@@ -197,11 +211,25 @@ class Session:
         self._lobby = frames
         self._wake.set()
 
+    def deliver_closed(self, table: str, frames: Frames) -> None:
+        """Queue a ``table_closed`` push (from the lobby, or the table's feed) once."""
+        if self.state is SessionState.CLOSED or table in self._closed_tables:
+            return
+        self._closed_tables.add(table)
+        self.watching.pop(table, None)
+        self.seats.pop(table, None)
+        self._sent_version.pop(table, None)
+        self._data.append((table, -1, frames, "closed"))
+        self._wake.set()
+
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
         if self.state is SessionState.CLOSED or self._closing is not None:
             return
         if table not in self.watching:
+            return
+        if kind == "closed":
+            self.deliver_closed(table, frames)
             return
         if len(self._data) >= self.limits.outbound_queue:
             self._overflow()
@@ -215,7 +243,9 @@ class Session:
         if self._overflows.hit() > self.limits.max_overflows_per_minute:
             self._abort(Closing(4000, "slow consumer"))
             return
+        closed = [item for item in self._data if item[3] == "closed"]
         self._data.clear()
+        self._data.extend(closed)  # a close notice is never covered by a snapshot
         for table in self.watching:
             self._data.append((table, -1, None, "refresh"))
 
@@ -261,6 +291,9 @@ class Session:
     def _data_frame(
         self, table: str, version: int, frames: Frames | None, kind: str
     ) -> bytes | str | None:
+        if kind == "closed":
+            assert frames is not None
+            return frames.encoded(self.codec)
         if table not in self.watching:
             return None
         sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out
@@ -278,7 +311,7 @@ class Session:
             if frames.msg["from"] != sent:
                 return None  # already covered by a later snapshot
             self._sent_version[table] = version
-        metrics.PUSHES.labels(kind).inc()
+        metrics.counter_child(metrics.PUSHES, kind).inc()
         return frames.encoded(self.codec)
 
     def _abort(self, closing: Closing) -> None:
@@ -341,7 +374,7 @@ class Session:
         try:
             await handler(msg)
         except TableError as err:
-            self.fail(msg["id"], err.code, err.message)
+            self.fail(msg["id"], err.code, err.message, err.retry_ms)
 
     def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
         """Run a table command (here or at the owning process) without blocking reads.
@@ -365,13 +398,13 @@ class Session:
 
         def done(fut: asyncio.Future[Any]) -> None:
             if fut.cancelled():
-                self.fail(request_id, "overloaded", "the server is shutting down; retry")
+                self.fail(request_id, "overloaded", "the server is shutting down; retry", 1000)
                 return
             err = fut.exception()
             if err is None:
                 then(fut.result())
             elif isinstance(err, TableError):
-                self.fail(request_id, err.code, err.message)
+                self.fail(request_id, err.code, err.message, err.retry_ms)
             else:
                 log.error("request %r failed: %r", request_id, err)
                 self.fail(request_id, "internal_error", "internal error")
@@ -499,7 +532,11 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        await self.hub.table(table)
+        live = await self.hub.table(table)
+        # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
+        problem = action_problem(live.feed.game.id, msg["action"])
+        if problem is not None:
+            raise TableError("bad_action", problem)
         metrics.ACTS.inc()
         started = time.perf_counter()
 

@@ -147,7 +147,16 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
                 await writer
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True, "store": hub.store.url, "tables": len(hub.live)})
+        shedding = hub.store.shedding
+        return JSONResponse(
+            {
+                "ok": True,
+                "store": hub.store.url,
+                "tables": len(hub.live),
+                "shedding": shedding is not None,
+                "why": shedding or "",
+            }
+        )
 
     async def metrics_endpoint(request: Request) -> Response:
         metrics.TABLES.clear()
