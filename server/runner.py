@@ -40,6 +40,9 @@ class HubWebSocketProtocol(WebSocketsSansIOProtocol):
     limits = Limits()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # The HTTP protocol that upgraded this connection (the transport's protocol
+        # until the upgrade completes): its parser cycle is broken when we are done.
+        self._upgraded_from: Any = transport.get_protocol()
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
         if sock is not None:
@@ -61,6 +64,11 @@ class HubWebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None:  # the force-close method in the scope is a cycle too
             scope["extensions"].pop(FORCE_CLOSE_EXTENSION, None)
+        # uvicorn's HTTP protocol drops its parser (a cycle with it) in its own
+        # connection_lost, which an upgraded connection never reaches: do it here.
+        if hasattr(self._upgraded_from, "parser"):
+            self._upgraded_from.parser = None
+        self._upgraded_from = None
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
