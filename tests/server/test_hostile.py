@@ -294,6 +294,7 @@ async def test_connections_per_address_are_limited_4002() -> None:
         assert await closed_with(third) == 4002
         await first.close()
         await first.wait_closed()
+        await hello(second)  # a round trip more: the server has finished with ``first``
         fourth = await raw(running)
         await hello(fourth)  # a slot was freed
         await second.close()
