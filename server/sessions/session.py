@@ -341,6 +341,7 @@ class Session:
         # that only a full collection frees -- rare under the hub's GC settings.
         raw: Any = None
         refused: tuple[str, str] | None = None  # (code, message) for an error reply
+        request_id: Any = None
         undecodable = ""
         try:
             raw = self.codec.decode(frame)
