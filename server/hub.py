@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.protocol.codec import index
 from tablehub.server import metrics
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Event
@@ -44,6 +45,14 @@ JANITOR_S = 30.0
 UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
+FORGET_UNUSED_MS = index()["limits"]["unused_table_forget_seconds"] * 1000
+"""A table nobody ever sat at is deleted after this long (protocol/README.md "Limits"):
+tables created and left empty must not pile up (a create_table flood)."""
+MAX_UNUSED_TABLES: int = index()["limits"]["max_unused_tables_per_process"]
+"""Tables created by this process that nobody has sat at yet, at most (~15 KB each):
+beyond, create_table is refused with ``overloaded`` until some are used or forgotten."""
+UNUSED_RETRY_MS = 30_000
+"""``retry_ms`` of that refusal: the janitor forgets old unused tables every 30 s."""
 CLOSE_IDLE_MS = 60 * 60 * 1000
 """An unfinished table is closed (``table_closed`` to its watchers and the lobby, then
 deleted from the store) after this long without a commit while no human player is
@@ -92,6 +101,8 @@ class Hub:
         self._cids = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._unused: set[str] = set()
+        """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
         store.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -135,6 +146,14 @@ class Hub:
         game = get_game(game_id)
         if game is None:
             raise TableError("unknown_game", f"no game {game_id!r}")
+        if len(self._unused) >= MAX_UNUSED_TABLES:
+            await self._recount_unused()
+            if len(self._unused) >= MAX_UNUSED_TABLES:
+                raise TableError(
+                    "overloaded",
+                    "this server has too many tables nobody has sat at: join one, or retry later",
+                    UNUSED_RETRY_MS,
+                )
         game_options = dict(options or {})
         hub_options = {key: game_options.pop(key) for key in HUB_OPTIONS if key in game_options}
         try:
@@ -170,6 +189,7 @@ class Hub:
             updated_ms=now,
         )
         await self.store.create(record)
+        self._unused.add(record.table)
         self._lobby_changed()
         return record.table
 
@@ -387,6 +407,7 @@ class Hub:
             await asyncio.sleep(JANITOR_S)
             try:
                 await self.tidy(self.clock_ms())
+                await self.forget_unused(self.clock_ms())
             except Exception:
                 log.exception("janitor failed")
 
@@ -412,6 +433,32 @@ class Hub:
         if unloaded:
             self._lobby_changed()
         return unloaded
+
+    async def _recount_unused(self) -> None:
+        """Keep in ``_unused`` only the tables still stored with every seat free."""
+        empty = {r.table for r in await self.store.tables() if not any(s.taken for s in r.seats)}
+        self._unused &= empty
+
+    async def forget_unused(self, now_ms: int) -> list[str]:
+        """Delete tables nobody has sat at for ``FORGET_UNUSED_MS``, unless someone
+        watches them; the ids deleted."""
+        forgotten = []
+        for record in await self.store.tables():
+            if any(seat.taken for seat in record.seats):
+                continue
+            if now_ms - record.updated_ms < FORGET_UNUSED_MS:
+                continue
+            live = self.live.get(record.table)
+            if live is not None:
+                if live.feed.subscriber_count or any(s.taken for s in live.record.seats):
+                    continue
+                await self._unload(record.table, live)
+            await self.store.delete(record.table)
+            forgotten.append(record.table)
+        self._unused.difference_update(forgotten)
+        if forgotten:
+            self._lobby_changed()
+        return forgotten
 
     async def _close_abandoned(self, now_ms: int) -> list[str]:
         """Close unfinished tables idle for ``CLOSE_IDLE_MS`` with no human player

@@ -35,6 +35,8 @@ from tablehub.clients.cli.tokens import SavedSeat, TokenStore
 from tablehub.protocol.codec import action_problem
 
 RECONNECT_SECONDS = 30.0
+SEAT_TAKEN_OVER = 4001
+"""Close code: another connection took our seat (protocol/README.md "Settled points")."""
 
 Notify = Callable[[str, dict[str, Any]], None]
 """Progress callback of :func:`take_seat`: ``notify(kind, fields)``, kind one of
@@ -226,6 +228,9 @@ class Link:
             if self._pending():
                 return self.drain()
             if self.conn.closed.done():
+                code, reason = self.conn.closed.result()
+                if code == SEAT_TAKEN_OVER:  # reconnecting would take it back: ping-pong
+                    raise CliError(EXIT_TABLE, reason or "your seat was taken over elsewhere")
                 await self.reconnect()
                 continue
             self._wake.clear()
