@@ -59,10 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--spawn",
         choices=SPAWN_KINDS,
         help="start the hub for the run: memory = one process; redis = redis + --hubs "
-        "hubs behind the local balancer",
+        "hubs behind nginx (tablehub cluster's topology)",
     )
     where.add_argument(
-        "--hubs", type=int, default=2, help="--spawn redis: hub processes behind the balancer"
+        "--hubs", type=int, default=2, help="--spawn redis: hub processes behind nginx"
     )
     where.add_argument("--server-log", type=Path, help="write spawned servers' output here")
 

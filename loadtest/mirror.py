@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.loadtest.canon import IncrementalHasher
-from tablehub.loadtest.patching import PatchError, apply_patch
+from tablehub.protocol.canon import IncrementalHasher
+from tablehub.protocol.patching import PatchError, apply_patch
 from tablehub.protocol.viewhash import view_hash
 
 MEMO_LIMIT = 4096

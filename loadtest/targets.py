@@ -5,7 +5,7 @@ so their CPU and memory can be sampled from ``/proc``) and a ``stop``.  Spawners
 
 * ``memory``   -- one ``tablehub serve`` (memory store) on a free port;
 * ``baseline`` -- ``loadtest.baseline_server`` (bare websockets fan-out) on a free port;
-* ``redis``    -- Redis + ``hubs`` hub processes behind the local balancer
+* ``redis``    -- Redis + ``hubs`` hub processes behind nginx
   (``loadtest.topology.LocalCluster``); every process is returned (roles ``redis``,
   ``hub``, ``balancer``) so the report covers them all.
 
@@ -152,7 +152,7 @@ def spawn_baseline(
 
 
 def spawn_redis(hubs: int) -> Target:
-    """Redis + ``hubs`` hubs (redis store) behind the local balancer."""
+    """Redis + ``hubs`` hubs (redis store) behind nginx."""
     try:
         from tablehub.loadtest.topology import LocalCluster
     except ImportError as err:

@@ -89,9 +89,9 @@ NGINX_CONF = Path(__file__).resolve().parent / "nginx.conf"
 """``deploy/nginx.conf`` (a symbolic link in the repository, a copy in the wheel)."""
 
 NGINX_MISSING = (
-    "tablehub cluster uses nginx as its balancer, with the same deploy/nginx.conf a "
-    "deployment runs, and nginx is not installed.  On Debian or Ubuntu: "
-    "apt-get install nginx-light (any nginx 1.18 or newer will do; put it on PATH)."
+    "nginx is not installed.  tablehub cluster runs it as the balancer, with the same "
+    "deploy/nginx.conf a deployment uses.  On Debian or Ubuntu: apt-get install nginx-light "
+    "(any nginx 1.18 or newer will do: on PATH, or TABLEHUB_NGINX set to its path)."
 )
 
 
@@ -117,7 +117,9 @@ def render_nginx_conf(template: str, listen_port: int, hub_ports: list[int], wor
         f"    proxy_temp_path {workdir}/proxy;\n"
     )
     body = body.replace("http {\n", "http {\n" + local_files, 1)
-    return f"daemon off;\npid {workdir}/nginx.pid;\nerror_log stderr warn;\n{body}"
+    # Raise nginx's own open-file limit to its worker_connections (a container's is high).
+    process = f"daemon off;\npid {workdir}/nginx.pid;\nerror_log stderr warn;\n"
+    return process + f"worker_rlimit_nofile 65536;\n{body}"
 
 
 def nginx_binary() -> str:

@@ -19,6 +19,19 @@ class Limits:
     burst: int = _limit("burst")
     max_errors_per_minute: int = _limit("max_errors_per_minute")
     max_tables_per_connection: int = _limit("max_tables_per_connection")
+    """Tables one connection may watch or play at once (refused with limit_reached)."""
+    max_unused_tables_per_connection: int = _limit("max_unused_tables_per_connection")
+    """Tables a connection created that nobody has sat at yet (refused with limit_reached)."""
+    max_pending_requests: int = _limit("max_pending_requests")
+    """Requests of one connection waiting for a table's answer (refused with rate_limited)."""
+    max_connections_per_address: int = _limit("max_connections_per_address")
+    """Open connections from one client address (refused with close 4002)."""
+    limit_local: bool = False
+    """Whether loopback and private-network clients count against
+    ``max_connections_per_address``: a balancer (nginx in deploy/) or a load generator
+    connects from there with many clients' connections.  Behind a balancer that sets
+    X-Forwarded-For and is trusted by uvicorn (FORWARDED_ALLOW_IPS), the real client
+    address is counted."""
     outbound_queue: int = 256
     """Pending pushes per connection before they are replaced by fresh snapshots."""
     control_queue: int = 1000
@@ -26,3 +39,14 @@ class Limits:
     max_overflows_per_minute: int = 10
     """A reader this slow is closed (4000) instead of being sent snapshot after snapshot."""
     hello_timeout_s: float = 10.0
+    ping_interval_s: float = _limit("ping_interval_seconds")
+    ping_timeout_s: float = _limit("ping_timeout_seconds")
+    """A ping unanswered this long closes the connection with 4000 (see server/runner.py)."""
+    close_flush_s: float = 2.0
+    """How long a closing connection may take to write its last replies and close frame
+    before the close frame is queued without waiting (the peer does not read)."""
+    socket_send_buffer: int = 64 * 1024
+    """SO_SNDBUF of every accepted socket (Linux doubles it); bounds what a slow reader
+    can hold in the kernel, so its queue overflows and the slow-reader rule fires."""
+    transport_write_buffer: int = 64 * 1024
+    """Bytes buffered by the transport before the session's writer waits."""

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.protocol.codec import index
+from tablehub.server import metrics
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Event
 from tablehub.server.store.base import RemoteCommit, Store
@@ -35,6 +37,7 @@ from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStat
 log = logging.getLogger("tablehub.hub")
 
 HUB_OPTIONS = ("turn_seconds", "seed")
+SHED_RETRY_MS = 2000
 LOBBY_LIMIT = 200
 FORWARD_BUDGET_S = 10.0
 SWEEP_S = 0.25
@@ -42,10 +45,22 @@ JANITOR_S = 30.0
 UNLOAD_IDLE_MS = 10 * 60 * 1000
 """A table nobody watches is unloaded from this process after this long without a commit
 (at once when finished); it stays in the store and loads again on the next request."""
+FORGET_UNUSED_MS = index()["limits"]["unused_table_forget_seconds"] * 1000
+"""A table nobody ever sat at is deleted after this long (protocol/README.md "Limits"):
+tables created and left empty must not pile up (a create_table flood)."""
+MAX_UNUSED_TABLES: int = index()["limits"]["max_unused_tables_per_process"]
+"""Tables created by this process that nobody has sat at yet, at most (~15 KB each):
+beyond, create_table is refused with ``overloaded`` until some are used or forgotten."""
+UNUSED_RETRY_MS = 30_000
+"""``retry_ms`` of that refusal: the janitor forgets old unused tables every 30 s."""
+CLOSE_IDLE_MS = 60 * 60 * 1000
+"""An unfinished table is closed (``table_closed`` to its watchers and the lobby, then
+deleted from the store) after this long without a commit while no human player is
+connected to it: an abandoned table must not sit in the lobby as "playing" forever."""
+CLOSE_REASON = "nobody played for an hour and no player was at the table"
 FORGET_FINISHED_MS = 60 * 60 * 1000
-FORGET_ABANDONED_MS = 24 * 60 * 60 * 1000
-"""The memory store forgets finished / abandoned tables after these idle times, so one
-long-running process does not grow without bound (Redis keeps them)."""
+"""The memory store forgets finished tables after this idle time, so one long-running
+process does not grow without bound (Redis keeps them)."""
 
 
 def wall_clock_ms() -> int:
@@ -56,6 +71,8 @@ class LobbySubscriber(Protocol):
     id: int
 
     def deliver_lobby(self, frames: Frames) -> None: ...
+
+    def deliver_closed(self, table: str, frames: Frames) -> None: ...
 
 
 @dataclass
@@ -84,6 +101,8 @@ class Hub:
         self._cids = itertools.count(1)
         self._sweeper: asyncio.Task[None] | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._unused: set[str] = set()
+        """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
         store.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -118,9 +137,23 @@ class Hub:
     async def create_table(
         self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
     ) -> str:
+        shedding = self.store.shedding
+        if shedding is not None:  # running late: take no new tables before leases suffer
+            metrics.SHED.inc()
+            raise TableError(
+                "overloaded", f"this server is busy ({shedding}); try again shortly", SHED_RETRY_MS
+            )
         game = get_game(game_id)
         if game is None:
             raise TableError("unknown_game", f"no game {game_id!r}")
+        if len(self._unused) >= MAX_UNUSED_TABLES:
+            await self._recount_unused()
+            if len(self._unused) >= MAX_UNUSED_TABLES:
+                raise TableError(
+                    "overloaded",
+                    "this server has too many tables nobody has sat at: join one, or retry later",
+                    UNUSED_RETRY_MS,
+                )
         game_options = dict(options or {})
         hub_options = {key: game_options.pop(key) for key in HUB_OPTIONS if key in game_options}
         try:
@@ -156,6 +189,7 @@ class Hub:
             updated_ms=now,
         )
         await self.store.create(record)
+        self._unused.add(record.table)
         self._lobby_changed()
         return record.table
 
@@ -260,23 +294,28 @@ class Hub:
                 reply = await self.store.forward(live.feed.table, plain)
             except TimeoutError:
                 if asyncio.get_running_loop().time() > deadline:
-                    raise TableError("overloaded", "the table's server did not answer") from None
+                    raise TableError(
+                        "overloaded", "the table's server did not answer; try again", 1000
+                    ) from None
                 if live.actor is not None or await self._try_own(live):
                     assert live.actor is not None
                     return await live.actor.submit(command_from_plain(plain))
                 continue
             if "error" in reply:
-                raise TableError(reply["error"]["code"], reply["error"]["message"])
+                error = reply["error"]
+                raise TableError(error["code"], error["message"], error.get("retry_ms"))
             return reply["ok"]
 
     async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
         actor = live.actor
         if actor is None:
-            return {"error": {"code": "overloaded", "message": "table moved; retry"}}
+            return {
+                "error": {"code": "overloaded", "message": "table moved; retry", "retry_ms": 200}
+            }
         try:
             result = await actor.submit(command_from_plain(data))
         except TableError as err:
-            return {"error": {"code": err.code, "message": err.message}}
+            return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}
         return {"ok": result}
 
     async def catch_up(self, table_id: str, seat: int | None, version: int) -> Frames:
@@ -368,12 +407,14 @@ class Hub:
             await asyncio.sleep(JANITOR_S)
             try:
                 await self.tidy(self.clock_ms())
+                await self.forget_unused(self.clock_ms())
             except Exception:
                 log.exception("janitor failed")
 
     async def tidy(self, now_ms: int) -> list[str]:
-        """Unload tables nobody watches (and, in memory, forget old ones); the ids unloaded."""
-        unloaded = []
+        """Close abandoned tables, unload tables nobody watches (and, in memory, forget
+        old finished ones); the ids unloaded (closed ones included)."""
+        unloaded = await self._close_abandoned(now_ms)
         for table_id, live in list(self.live.items()):
             record = live.record
             idle = now_ms - record.updated_ms
@@ -387,13 +428,75 @@ class Hub:
             for record in await self.store.tables():
                 idle = now_ms - record.updated_ms
                 finished = record.status is TableStatus.FINISHED
-                if record.table not in self.live and (
-                    (finished and idle >= FORGET_FINISHED_MS) or idle >= FORGET_ABANDONED_MS
-                ):
+                if record.table not in self.live and finished and idle >= FORGET_FINISHED_MS:
                     await self.store.delete(record.table)
         if unloaded:
             self._lobby_changed()
         return unloaded
+
+    async def _recount_unused(self) -> None:
+        """Keep in ``_unused`` only the tables still stored with every seat free."""
+        empty = {r.table for r in await self.store.tables() if not any(s.taken for s in r.seats)}
+        self._unused &= empty
+
+    async def forget_unused(self, now_ms: int) -> list[str]:
+        """Delete tables nobody has sat at for ``FORGET_UNUSED_MS``, unless someone
+        watches them; the ids deleted."""
+        forgotten = []
+        for record in await self.store.tables():
+            if any(seat.taken for seat in record.seats):
+                continue
+            if now_ms - record.updated_ms < FORGET_UNUSED_MS:
+                continue
+            live = self.live.get(record.table)
+            if live is not None:
+                if live.feed.subscriber_count or any(s.taken for s in live.record.seats):
+                    continue
+                await self._unload(record.table, live)
+            await self.store.delete(record.table)
+            forgotten.append(record.table)
+        self._unused.difference_update(forgotten)
+        if forgotten:
+            self._lobby_changed()
+        return forgotten
+
+    async def _close_abandoned(self, now_ms: int) -> list[str]:
+        """Close unfinished tables idle for ``CLOSE_IDLE_MS`` with no human player
+        connected; in the Redis topology also the tables served here that another
+        process closed (deleted from the store).  The ids closed here."""
+        records = await self.store.tables()
+        doomed = []
+        for stored_record in records:
+            live = self.live.get(stored_record.table)
+            record = live.record if live is not None else stored_record
+            if record.status is TableStatus.FINISHED or now_ms - record.updated_ms < CLOSE_IDLE_MS:
+                continue
+            if live is not None and any(
+                s["connected"] and not s["bot"] for s in live.feed.presence()["seats"]
+            ):
+                continue
+            if self.store.multi_process and any(
+                p.get("seats") for p in await self.store.presence(record.table)
+            ):
+                continue
+            await self.store.delete(record.table)
+            doomed.append(record.table)
+        if self.store.multi_process:
+            here = [t for t in self.live if t not in doomed]
+            versions = await self.store.latest_versions(here)  # a deleted table has none
+            doomed += [t for t in here if t not in versions and t in self.live]
+        for table_id in doomed:
+            frames = Frames({"t": "table_closed", "table": table_id, "reason": CLOSE_REASON})
+            for sub in list(self._lobby.values()):
+                sub.deliver_closed(table_id, frames)
+            live = self.live.get(table_id)
+            if live is not None:
+                live.feed.close(frames)
+                await self._unload(table_id, live)
+            log.info("table %s closed: %s", table_id, CLOSE_REASON)
+        if doomed:
+            self._lobby_changed()
+        return doomed
 
     async def _unload(self, table_id: str, live: LiveTable) -> None:
         del self.live[table_id]

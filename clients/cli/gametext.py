@@ -13,6 +13,11 @@ from typing import Any
 
 from tablehub.clients.cli.renderers import renderer_for
 
+News = list[tuple[int | None, str]]
+"""What happened: (the seat that did it, or None for the table; a past-tense phrase)."""
+Steps = list[tuple[str | None, str]]
+"""An action as a path of decisions: (what to type for it, or None = its number; label)."""
+
 GENERIC_HELP = """\
 This game has no text renderer yet: type a move as a JSON object, e.g.
   {"type": "resign"}
@@ -69,6 +74,61 @@ class GameText:
             except Exception as err:
                 return f"(the {self.game_id} renderer failed: {err!r})\n{generic_render(board)}"
         return generic_render(board)
+
+    def render_compact(self, board: Any, seat: int | None) -> str:
+        """The viewer's part first (card or choice, own board), the others condensed."""
+        hook = getattr(self.module, "render_compact", None)
+        if hook is not None:
+            try:
+                return str(hook(board, seat))
+            except Exception:  # the full render (or its own fallback) still shows the table
+                pass
+        return self.render(board, seat)
+
+    def news(self, old: Any, new: Any, events: list[dict[str, Any]]) -> News:
+        """What each seat did between two boards (with the game events in between)."""
+        hook = getattr(self.module, "describe_news", None)
+        if hook is not None:
+            try:
+                return list(hook(old, new, events))
+            except Exception:  # fall back to the events' own words
+                pass
+        return [
+            (e["seat"], str(e["type"]).replace("_", " "))
+            for e in events
+            if isinstance(e.get("seat"), int) and isinstance(e.get("type"), str)
+        ]
+
+    def steps(self, action: dict[str, Any], board: Any, seat: int | None) -> Steps:
+        """The decisions that lead to ``action`` (one, its description, unless the game
+        groups its actions, e.g. termite: die, then slot, then helper)."""
+        hook = getattr(self.module, "choice_steps", None)
+        if hook is not None:
+            try:
+                return list(hook(action, board, seat))
+            except Exception:  # one flat decision still lists every action
+                pass
+        return [(None, self.describe(action))]
+
+    def reason(self, reason: str) -> str:
+        """A result's reason in words."""
+        hook = getattr(self.module, "describe_reason", None)
+        if hook is not None:
+            try:
+                return str(hook(reason))
+            except Exception:  # the reason as sent, made readable below
+                pass
+        return reason.replace("_", " ")
+
+    def rank_key(self, board: Any, seat: int, score: int) -> tuple[int, ...]:
+        """Final ranking key, higher is better: the score, then the game's tie-breaks."""
+        hook = getattr(self.module, "rank_key", None)
+        if hook is not None:
+            try:
+                return tuple(hook(board, seat, score))
+            except Exception:  # the score alone still ranks
+                pass
+        return (score,)
 
     def describe(self, action: dict[str, Any]) -> str:
         if self.module is not None:

@@ -32,8 +32,11 @@ from tablehub.clients.cli.errors import (
     CliError,
 )
 from tablehub.clients.cli.tokens import SavedSeat, TokenStore
+from tablehub.protocol.codec import action_problem
 
 RECONNECT_SECONDS = 30.0
+SEAT_TAKEN_OVER = 4001
+"""Close code: another connection took our seat (protocol/README.md "Settled points")."""
 
 Notify = Callable[[str, dict[str, Any]], None]
 """Progress callback of :func:`take_seat`: ``notify(kind, fields)``, kind one of
@@ -96,7 +99,12 @@ async def connect(url: str, name: str, resume: list[dict[str, Any]] | None = Non
 def table_error(err: ServerError, url: str, table: str | None, seat: int | None = None) -> CliError:
     """A server refusal while creating/joining/watching, as a message and exit code."""
     if err.code == "unknown_table":
-        return CliError(EXIT_TABLE, f"there is no table {table} on {url}", err.code)
+        return CliError(
+            EXIT_TABLE,
+            f"there is no table {table} on {url}: check the id (a server started with the "
+            "memory store, the default, forgets its tables when it restarts)",
+            err.code,
+        )
     if err.code == "table_full":
         return CliError(
             EXIT_TABLE,
@@ -110,6 +118,16 @@ def table_error(err: ServerError, url: str, table: str | None, seat: int | None 
     if err.code in ("unknown_game", "bad_options", "bad_message"):
         return CliError(EXIT_USAGE, err.message, err.code)
     return CliError(EXIT_BUG, f"the server said {err.code}: {err.message}", err.code)
+
+
+def forgotten_table(url: str, table: str) -> str:
+    """Why a table we were at is gone after a reconnect, and what to do, in words."""
+    return (
+        f"the server at {url} no longer knows table {table}: it was most likely restarted, "
+        "and a server started with the memory store (the default) does not keep its tables "
+        "across restarts (use --store redis://… to keep them).  Start a new table with "
+        "`tablehub play`."
+    )
 
 
 class Link:
@@ -128,6 +146,8 @@ class Link:
         self._closed_reason: str | None = None
         self._wake = asyncio.Event()
         self._version_waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self.on_reconnecting: Callable[[], None] | None = None
+        """Called when the connection dropped and reconnecting starts (to say so)."""
         self._attach(conn)
 
     def _attach(self, conn: Connection) -> None:
@@ -209,6 +229,9 @@ class Link:
             if self._pending():
                 return self.drain()
             if self.conn.closed.done():
+                code, reason = self.conn.closed.result()
+                if code == SEAT_TAKEN_OVER:  # reconnecting would take it back: ping-pong
+                    raise CliError(EXIT_TABLE, reason or "your seat was taken over elsewhere")
                 await self.reconnect()
                 continue
             self._wake.clear()
@@ -226,6 +249,8 @@ class Link:
 
     async def reconnect(self) -> None:
         """Open a new connection and resume the seat (or spectating) on it."""
+        if self.on_reconnecting is not None:
+            self.on_reconnecting()
         await self.close()
         item: dict[str, Any] = {"table": self.table}
         if self.token is not None:
@@ -249,6 +274,8 @@ class Link:
         if not resumed[0].get("ok"):
             await conn.close()
             code = str(resumed[0].get("code", "unknown_table"))
+            if code == "unknown_table":
+                raise CliError(EXIT_TABLE, forgotten_table(self.url, self.table), code)
             raise table_error(ServerError(code, "could not resume"), self.url, self.table)
         if self.token is not None:
             conn.seats[self.table] = int(resumed[0]["seat"])
@@ -269,8 +296,13 @@ class Link:
     async def act(self, action: dict[str, Any]) -> int:
         """Play ``action``; returns the new version once the mirror has reached it.
 
-        Raises ServerError when refused (code + the server's reason).
+        Raises ServerError when refused (code + the server's reason); an action that
+        does not fit the game's schema (protocol/v1/games/) is refused here, as the
+        server would refuse it, without a round trip.
         """
+        problem = action_problem(str(self.mirror.view.get("game", "")), action)
+        if problem is not None:
+            raise ServerError("bad_action", problem)
         try:
             version = await self.conn.act(self.table, action)
         except websockets.ConnectionClosed as err:
@@ -292,7 +324,21 @@ class Link:
 
 
 async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Link:
-    """Create (+ bots) or join the table, with the saved token when there is one."""
+    """Create (+ bots) or join the table, with the token saved for ``req.name`` if any.
+
+    Tokens are saved per name (``tokens.py``), so another name's seat on this machine
+    is never resumed nor overwritten; asking ``--seat`` for a seat other than the one
+    saved for this name is refused (CliError(2)) rather than leaving that seat behind.
+    ``joined`` says which seat was taken and why.
+    """
+    saved = None if req.table is None else tokens.get(req.url, req.table, req.name)
+    if saved is not None and req.seat is not None and req.seat != saved.seat:
+        raise CliError(
+            EXIT_USAGE,
+            f"{req.name} already holds seat {saved.seat} at table {req.table} (saved on this "
+            f"machine): run `tablehub play --table {req.table} --name {req.name}` without "
+            "--seat to take it back, or play another seat under another --name",
+        )
     conn = await connect(req.url, req.name)
     table = req.table
     try:
@@ -300,29 +346,35 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
         if table is None:
             table = await conn.create_table(req.game, req.seats, **req.options)
             notify("created", {"table": table, "game": req.game, "seats": req.seats})
+        why = ""
         resumed = False
-        saved = None if created else tokens.get(req.url, table)
-        if saved is not None and req.seat in (None, saved.seat):
+        if saved is not None:
             try:
                 await conn.join(table, seat=saved.seat, token=saved.token)
+                why = f"the seat saved for {req.name} on this machine, taken back"
                 resumed = True
             except ServerError as err:
                 if err.code != "unauthorized":
                     raise
-                tokens.forget(req.url, table)
+                tokens.forget(req.url, table, req.name)
                 notify("stale_token", {"table": table, "seat": saved.seat})
-        if not resumed:
+        if not why:
             await conn.join(table, seat=req.seat)
+            why = _fresh_seat_reason(req, created, tokens.seats(req.url, table))
         seat = conn.seats[table]
         token = conn.tokens[table]
         tokens.save(req.url, table, SavedSeat(seat, token, req.name))
-        notify("joined", {"table": table, "seat": seat, "resumed": resumed})
+        notify("joined", {"table": table, "seat": seat, "resumed": resumed, "why": why})
         if created:
             for _ in range(req.bots):
                 level = {} if req.bot_level is None else {"level": req.bot_level}
                 reply = await conn.request("add_bot", table=table, **level)
                 notify("bot", {"table": table, "seat": reply["seat"]})
     except ServerError as err:
+        if err.code == "unknown_game":
+            err = ServerError(err.code, await _unknown_game_message(conn, req.game))
+        elif err.code == "unknown_table" and table is not None:
+            tokens.forget(req.url, table)
         await conn.close()
         raise table_error(err, req.url, table, req.seat) from None
     except (ConnectionError, websockets.ConnectionClosed) as err:
@@ -332,6 +384,29 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
         await conn.close()
         raise
     return Link(req.url, req.name, table, conn, token)
+
+
+def _fresh_seat_reason(req: SeatRequest, created: bool, saved: list[SavedSeat]) -> str:
+    """Why a seat taken without a saved token is this one, in words."""
+    if created:
+        why = "you created the table"
+    elif req.seat is not None:
+        why = "the seat you asked for with --seat"
+    else:
+        why = f"the first free seat (no seat was saved for {req.name} at this table)"
+    others = [s for s in saved if s.name != req.name]
+    if others:
+        kept = ", ".join(f"{s.name}'s seat {s.seat}" for s in others)
+        why += f"; {kept} saved on this machine stays theirs"
+    return why
+
+
+async def _unknown_game_message(conn: Connection, game: str) -> str:
+    ids = sorted((await game_names(conn)).items())
+    listed = ", ".join(f"{gid} ({name})" if name != gid else gid for gid, name in ids)
+    return f"there is no game {game!r} on this server" + (
+        f"; its games are: {listed}" if listed else ""
+    )
 
 
 async def spectate(url: str, name: str, table: str) -> Link:

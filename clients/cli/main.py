@@ -9,11 +9,11 @@
     tablehub watch TABLE [--url URL] [--json [--brief]]              # spectate
 
 Without ``--table``, ``play`` creates a table, prints its id and the command others
-run to join, adds ``--bots`` bots and takes a seat.  Seat tokens are saved (see
-``tokens.py``), so re-running ``tablehub play --table ID`` after a crash takes the
-same seat back.  Exit codes are listed in ``errors.py`` (0 game over or quit,
-2 bad arguments, 3 server unreachable, 4 no such table / no seat, 5 input ended on
-your turn, 130 Ctrl-C).
+run to join, adds ``--bots`` bots and takes a seat.  Seat tokens are saved per
+``--name`` (see ``tokens.py``), so re-running ``tablehub play --table ID`` after a
+crash takes the same seat back, and people sharing a machine keep their own seats.
+Exit codes are listed in ``errors.py`` (0 game over or quit, 2 bad arguments, 3
+server unreachable, 4 no such table / no seat, 5 input ended on your turn, 130 Ctrl-C).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ DEFAULT_URL = "ws://127.0.0.1:8000/ws"
 MAX_NAME = 40  # protocol/v1/hello.json
 
 PLAY_EPILOG = """\
-seat tokens are saved, so `tablehub play --table ID` after a crash takes your seat back.
+seat tokens are saved per --name, so `tablehub play --table ID --name NAME` after a crash
+takes that name's seat back (and never another name's).
 
 --script: stdin is read on your turn, one move a line: a JSON action, {"pick": i} or i
 (the i-th legal action, from 0), the game's move syntax, or "quit".  stdout is one JSON

@@ -1,18 +1,25 @@
 """``tablehub play``: play at a table from a terminal.
 
 The screen (``screen.compose``) is redrawn on every change of the table; under it
-come the last messages and, on our turn, the numbered legal actions (10 a page,
-best first when the game sorts them).  Input is read beside the table loop (see
+come what the other seats just did, the last messages and, on our turn, the choices.
+In a window too small for the whole table (80x24) the screen is the compact one --
+the card or choice and your own board first, the others condensed -- and ``board``
+pages through the whole table.  Input is read beside the table loop (see
 ``lines.FdLines``), so updates keep arriving while you think.  You type:
 
-* a number -- play that suggestion;  ``more`` / ``legal`` -- page through them;
+* a number -- take that choice (``choices.Choices`` groups thousands of actions into
+  a few decisions where the game labels them: termite's die, then slot, then
+  helper);  ``more`` -- the next page of choices;  ``back`` -- undo a decision;
 * a move in the game's syntax (``help`` shows it) or a JSON action object;
-* ``help``, ``quit`` (or Ctrl-D / Ctrl-C: your seat stays yours -- rerun the same
-  ``tablehub play --table ID`` to take it back with the saved token).
+* ``board`` -- the whole table (again: the next part); ``help``; ``quit`` (or
+  Ctrl-D / Ctrl-C: your seat stays yours -- rerun the same ``tablehub play --table
+  ID --name NAME`` to take it back with the saved token).
 
-A refused move shows the server's reason and the prompt comes back.  When input is
-not a terminal (a pipe), a move read before your turn waits for it, so ``printf
-'1\\n1\\n…' | tablehub play …`` plays one line per turn.
+A refused move shows the server's reason and the prompt comes back.  When the
+deadline plays for you, a notice says so and what was played.  At the end the final
+screen stays until Enter.  When input is not a terminal (a pipe), a move read before
+your turn waits for it, so ``printf '1\\n1\\n…' | tablehub play …`` plays one line
+per turn.
 """
 
 from __future__ import annotations
@@ -20,29 +27,34 @@ from __future__ import annotations
 import asyncio
 from typing import Any, TextIO
 
+from tablehub.clients.cli.choices import Choices
 from tablehub.clients.cli.connection import ServerError
-from tablehub.clients.cli.errors import EXIT_OK
+from tablehub.clients.cli.errors import EXIT_OK, CliError
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
-from tablehub.clients.cli.screen import compose, deadline_text
-from tablehub.clients.cli.terminal import Terminal
+from tablehub.clients.cli.screen import Screen, compose, names_list, seat_name
+from tablehub.clients.cli.terminal import Terminal, rows_of
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
 
 PAGE = 10
+MIN_PAGE = 3
+NEWS_LINES = 4
+TIMED_OUT = "⏰ out of time: the server played for you"
 
 COMMANDS_HELP = """\
-commands:  N       play suggestion number N
-           more    next page of suggestions      legal   first page again
-           help    this text                     quit    leave (your seat stays yours)
+commands:  N      take choice N               back   undo the last choice
+           more   next page of choices        legal  the first choice again
+           board  the whole table, page by page (Enter: back to your view)
+           help   this text                   quit   leave (your seat stays)
            or type a move in the game's syntax (below), or a JSON action object"""
 
 
 def comeback_hint(link: Link) -> str:
     return (
-        f"Your seat at table {link.table} stays yours: run "
-        f"`tablehub play --table {link.table} --url {link.url}` to take it back."
+        f"Your seat at table {link.table} stays yours: run `tablehub play --table "
+        f"{link.table} --name {link.name} --url {link.url}` to take it back."
     )
 
 
@@ -64,9 +76,21 @@ class InteractivePlayer:
         self.names = names
         self.tracker = TurnTracker(link, self.on_change, self.on_tick)
         self.messages: list[str] = []
+        self.news: dict[int | None, str] = {}
+        """The last thing each other seat (None: the table) did, oldest first."""
         self.page = 0
-        self._shown_legal: list[dict[str, Any]] = []
+        self.choices = Choices([], self.steps)
+        self.paging: tuple[str, int] | None = None
+        """Paging through the whole table or the help: (``board`` / ``help``, first line)."""
+        self._page_lines = 0
+        self._board: Any = None
+        self._owed: Any = None
+        """The turn at which we must act before a deadline (None: nothing owed)."""
+        self._acting = False
+        self._timed_out = False
+        """The deadline moved for us and what it played is not said yet."""
         self._text: GameText | None = None
+        link.on_reconnecting = self.on_reconnecting
 
     @property
     def view(self) -> dict[str, Any]:
@@ -79,25 +103,68 @@ class InteractivePlayer:
             self._text = GameText(game)
         return self._text
 
-    # -- drawing -----------------------------------------------------------------------------
+    def steps(self, action: dict[str, Any]) -> list[tuple[str | None, str]]:
+        return self.text.steps(action, self.view.get("board"), self.link.seat)
+
+    def who(self, seat: int) -> str:
+        return "you" if seat == self.link.seat else seat_name(self.view, seat)
+
+    # -- following the table -----------------------------------------------------------------
 
     def on_change(self, change: Change) -> None:
         if change.reconnected:
             self.messages = ["(the connection dropped and was restored)"]
-        if self.tracker.legal != self._shown_legal:
-            self._shown_legal = self.tracker.legal
+        view = change.mirror.view
+        board = view.get("board")
+        events = [event for _, batch in change.events for event in batch]
+        self._check_deadline(view)
+        if self._board is not None and not change.reconnected:
+            for actor, phrase in self.text.news(self._board, board, events):
+                if actor is not None and actor == self.link.seat:
+                    if self._timed_out and not self._acting:  # what the deadline played
+                        self.messages = [f"⏰ out of time — played for you: {phrase}"]
+                        self._timed_out = False
+                else:
+                    who = "" if actor is None else self.who(actor) + " "
+                    self.news.pop(actor, None)  # re-inserted last: the newest comes last
+                    self.news[actor] = f"· {who}{phrase}"
+        self._board = board
+        if self.tracker.legal is not self.choices.legal:
+            self.choices = Choices(self.tracker.legal, self.steps)
             self.page = 0
         self.draw()
+
+    def _check_deadline(self, view: dict[str, Any]) -> None:
+        """Say so when the deadline moved for us: our turn ended without our move.
+        (What it played follows in the game's events: ``on_change`` adds it.)"""
+        seat = self.link.seat
+        if self._acting:
+            return
+        if self._owed is not None and not (
+            is_my_turn(view, seat) and view.get("turn") == self._owed
+        ):
+            if view.get("status") == "playing":  # (a game that just ended: the events say)
+                self.messages = [TIMED_OUT]
+            self._timed_out = True
+            self._owed = None
+        if is_my_turn(view, seat) and isinstance(view.get("deadline"), int):
+            self._owed = view.get("turn")
 
     def on_tick(self) -> None:
         deadline = self.view.get("deadline")
         if isinstance(deadline, int):
-            self.terminal.tick(deadline_text(deadline, now_ms()))
+            self.terminal.tick(deadline, now_ms())
 
-    def draw(self) -> None:
+    def on_reconnecting(self) -> None:
+        self.messages = ["the connection to the server dropped — reconnecting…"]
+        self.draw()
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def screen(self, compact: bool) -> Screen:
         mirror = self.link.mirror
         game = str(self.view.get("game", ""))
-        screen = compose(
+        return compose(
             mirror.view,
             mirror.presence,
             seat=self.link.seat,
@@ -106,28 +173,88 @@ class InteractivePlayer:
             version=mirror.version,
             banner=self.banner,
             now_ms=now_ms(),
+            compact=compact,
         )
-        footer = ["", *self.messages, *self._turn_lines()]
-        self.terminal.show(screen, footer, self.prompt())
 
-    def _turn_lines(self) -> list[str]:
+    def draw(self, prompt: str | None = None) -> None:
+        prompt = self.prompt() if prompt is None else prompt
+        news = list(self.news.values())[-NEWS_LINES:]
+        if self.paging is not None:
+            self._draw_pages(["", *news, *self.messages], prompt)
+            return
+        screen = self.screen(compact=False)
+        footer = ["", *news, *self.messages, *self._turn_lines(PAGE)]
+        if not self.terminal.fits(screen, footer):
+            # A small window: the compact screen, and a footer that leaves it room.
+            screen = self.screen(compact=True)
+            width, height = self.terminal.size
+            room = height - 1 - sum(rows_of(line, width) for line in screen.lines)
+            said = sum(rows_of(line, width) for line in self.messages)
+            if room < sum(rows_of(line, width) for line in news) + said + MIN_PAGE + 1:
+                news = news[-1:]
+            said += sum(rows_of(line, width) for line in news)
+            page = max(MIN_PAGE, min(PAGE, room - said - 1))
+            footer = [*news, *self.messages, *self._turn_lines(page, hint=False)]
+        self.terminal.show(screen, footer, prompt)
+
+    def _draw_pages(self, notes: list[str], prompt: str) -> None:
+        """The whole table or the help, from the current page on (``board``, ``help``)."""
+        assert self.paging is not None
+        what, start = self.paging
+        if what == "help":
+            title = "help — moves and commands"
+            lines = [*COMMANDS_HELP.splitlines(), "", *self.text.help.splitlines()]
+            notes = []
+        else:
+            title, *lines = self.screen(compact=False).lines
+        if start >= len(lines):
+            self.paging = (what, 0)
+            start = 0
+        name = "the whole table" if what == "board" else "help"
+        hint = f"({name} — '{what}' again: the next part; Enter: back to your view)"
+        self._page_lines = self.terminal.show(
+            Screen([title, *lines[start:]]),
+            [*notes, hint],
+            prompt,
+            cut_note=f"… ({{hidden}} more lines: '{what}' again for the next part)",
+        )
+
+    def _turn_lines(self, page_size: int, hint: bool = True) -> list[str]:
         status = self.view.get("status")
         if status == "finished":
             return []
         if not self.tracker.is_ready():
             if status == "waiting":
                 return ["waiting for every seat to be taken…   (help, quit)"]
-            return ["waiting for the others…   (help, quit)"]
+            others = [s for s in self.view.get("to_act") or [] if s != self.link.seat]
+            if others:
+                return [f"waiting for {names_list(self.view, others)}…   (help, board, quit)"]
+            return ["waiting for the table to move on…   (help, board, quit)"]
         legal = self.tracker.legal
         if not legal:
             return ["your turn: type a move (help shows the syntax)"]
-        pages = (len(legal) + PAGE - 1) // PAGE
+        options = self.choices.options()
+        pages = (len(options) + page_size - 1) // page_size
         self.page %= pages
-        start = self.page * PAGE
-        lines = [f"your turn — {len(legal)} legal moves, page {self.page + 1}/{pages}:"]
-        for n, action in enumerate(legal[start : start + PAGE], start + 1):
-            lines.append(f"  {n:>3}. {self.text.describe(action)}")
-        lines.append("type a number, a move, 'more', 'help' or 'quit'")
+        start = self.page * page_size
+        paging = f", page {self.page + 1}/{pages}" if pages > 1 else ""
+        if not self.choices.grouped:
+            lines = [f"your turn — {len(legal)} legal moves{paging}:"]
+        elif self.choices.path:
+            tail = f": choose one of {len(options)}{paging}"
+            chosen = " › ".join(self.choices.path)
+            room = (self.terminal.size.columns if self.terminal.tty else 200) - len(tail) - 1
+            if len(chosen) > room:  # keep the latest decisions
+                chosen = "…" + chosen[len(chosen) - room + 1 :]
+            lines = [chosen + tail]
+        else:
+            lines = [f"your turn — choose one of {len(options)}{paging}:"]
+        for option in options[start : start + page_size]:
+            lines.append(f"  {option.key:>3}. {option.label}")
+        more = ", 'more'" if pages > 1 else ""
+        back = ", 'back'" if self.choices.path else ""
+        if hint:
+            lines.append(f"type a number, a move{more}{back}, 'help' or 'quit'")
         return lines
 
     def prompt(self) -> str:
@@ -156,27 +283,38 @@ class InteractivePlayer:
             self.draw()
 
     def quit(self) -> int:
+        self.terminal.leave()
         self.terminal.say("\n" + comeback_hint(self.link))
         return EXIT_OK
 
     async def command(self, cmd: str) -> int | None:
         """One typed line; an exit code ends the program."""
         word = cmd.lower()
+        page = {"b": "board", "board": "board", "all": "board", "others": "board"}
+        page.update({"h": "help", "help": "help", "?": "help"})
+        if word in page:
+            what = page[word]
+            again = self.paging is not None and self.paging[0] == what
+            self.paging = (what, self.paging[1] + self._step() if again and self.paging else 0)
+            return None
+        self.paging = None
         if not word:
             self.terminal.refresh()
             return None
         if word in ("q", "quit", "exit"):
             return self.quit()
-        if word in ("h", "help", "?"):
-            self.messages = [COMMANDS_HELP, "", *self.text.help.splitlines()]
-            return None
         if word in ("m", "more", "n", "next"):
             self.page += 1
             self.messages = []
             return None
         if word in ("l", "legal", "moves"):
             self.page = 0
+            self.choices.path.clear()
             self.messages = []
+            return None
+        if word == "back":
+            self.page = 0
+            self.messages = [] if self.choices.back() else ["this is the first choice already"]
             return None
         if not self.tracker.is_ready():
             if self.tty_input and not is_my_turn(self.view, self.link.seat):
@@ -190,14 +328,25 @@ class InteractivePlayer:
             await self._play(action)
         return None
 
+    def _step(self) -> int:
+        """Lines one ``board`` / ``help`` page moves on by: those shown (but the title)."""
+        return max(1, self._page_lines - 1)
+
     def _read_action(self, cmd: str) -> dict[str, Any] | None:
         if cmd.isdigit():
-            legal = self.tracker.legal
-            number = int(cmd)
-            if not 1 <= number <= len(legal):
-                self.messages = [f"there is no suggestion {number}: choose 1–{len(legal)}"]
+            options = self.choices.options()
+            try:
+                action = self.choices.pick(cmd)
+            except KeyError:
+                keys = [o.key for o in options]
+                numbered = keys == [str(n) for n in range(1, len(keys) + 1)]
+                listed = f"{keys[0]}–{keys[-1]}" if numbered and keys else ", ".join(keys)
+                self.messages = [f"there is no choice {cmd}: type one of {listed or 'none'}"]
                 return None
-            return legal[number - 1]
+            self.page = 0
+            if action is None:
+                self.messages = []
+            return action
         try:
             return self.text.parse(cmd, self.view.get("board"), self.link.seat)
         except ValueError as err:
@@ -206,20 +355,35 @@ class InteractivePlayer:
 
     async def _play(self, action: dict[str, Any]) -> None:
         described = self.text.describe(action)
+        self._acting = True
         try:
             async with self.tracker.acting():
                 version = await self.link.act(action)
                 self.messages = [f"✓ you played: {described}"]
+                self._owed = None
+                self._timed_out = False
                 self.tracker.acted(version)
         except ServerError as err:
             self.messages = [
-                f"✗ refused ({err.code}): {err.message}",
+                f"✗ refused: {err.message}",
                 f"  (your move was: {described}) — try another one",
             ]
             return
         except ConnectionError:
             self.messages = ["the connection dropped; reconnecting — try again in a moment"]
             self.tracker.lost()
+        finally:
+            self._acting = False
+
+    async def hold_end(self) -> None:
+        """Keep the final screen until Enter (on a terminal), then leave it."""
+        if self.terminal.tty and self.tty_input:
+            self.messages = []
+            self.paging = None
+            self.terminal.refresh()
+            self.draw("game over — press Enter to leave ")
+            await self.lines.readline()
+        self.terminal.leave()
 
 
 async def run_play(
@@ -233,6 +397,7 @@ async def run_play(
     """Take the seat and play interactively until the game ends or you quit."""
     terminal = Terminal(out, tty_output)
     banner: list[str] = []
+    seated: list[str] = []  # which seat and why: printed, then kept under the first screen
 
     def notify(kind: str, fields: dict[str, Any]) -> None:
         table = fields.get("table")
@@ -240,30 +405,45 @@ async def run_play(
             banner.extend(
                 [
                     f"  ★ new table: {table}  ({fields['game']}, {fields['seats']} seats)",
-                    f"  others join with:  tablehub play --table {table} --url {req.url}",
+                    f"  others join with:  tablehub play --name THEIR_NAME --table {table} "
+                    f"--url {req.url}",
                     f"  spectators watch:  tablehub watch {table} --url {req.url}",
                 ]
             )
             terminal.say("\n".join(banner))
         elif kind == "joined":
-            again = " (your seat, taken back with the saved token)" if fields["resumed"] else ""
-            terminal.say(f"joined table {table} as seat {fields['seat']}{again}")
+            seated.append(f"{req.name}: seat {fields['seat']} at table {table} — {fields['why']}")
+            terminal.say(seated[-1])
         elif kind == "stale_token":
-            terminal.say(f"the saved token for table {table} was refused; taking a free seat")
+            terminal.say(
+                f"the seat {fields['seat']} saved for {req.name} at table {table} is no longer "
+                "theirs (the server refused its token); taking a free seat"
+            )
         elif kind == "bot":
             terminal.say(f"a bot took seat {fields['seat']}")
 
     link = await take_seat(req, tokens, notify)
     names = await game_names(link.conn)
     player = InteractivePlayer(link, terminal, lines, tty_input, banner, names)
+    player.messages = seated
     try:
         code = await first_of(player.tracker.follow(), player.read_input())
+        if link.mirror.view.get("status") == "finished":
+            tokens.forget(req.url, link.table, req.name)
+            await player.hold_end()
+            if terminal.tty:  # the alternate screen is gone: keep the result in the scrollback
+                terminal.say("\n".join(player.screen(compact=False).lines))
+            terminal.say(f"\nGame over at table {link.table}.")
     except asyncio.CancelledError:  # Ctrl-C
+        terminal.leave()
         terminal.say("\n" + comeback_hint(link))
         raise
+    except CliError as err:
+        terminal.leave()
+        if err.code == "unknown_table":
+            tokens.forget(req.url, link.table)
+        raise
     finally:
+        terminal.leave()
         await link.close()
-    if link.mirror.view.get("status") == "finished":
-        tokens.forget(req.url, link.table)
-        terminal.say(f"\nGame over at table {link.table}.")
     return code

@@ -24,6 +24,13 @@ class Screen:
     lines: list[str]
     deadline_row: int | None = None
     """Index in ``lines`` of the deadline countdown (redrawn in place every second)."""
+    deadline_short: bool = False
+    """The countdown is the short form, followed on its line by ``deadline_tail``."""
+    deadline_tail: str = ""
+
+    def deadline_line(self, deadline_ms: int, now_ms: int) -> str:
+        """The deadline row as it reads at ``now_ms``."""
+        return deadline_text(deadline_ms, now_ms, self.deadline_short) + self.deadline_tail
 
     @property
     def text(self) -> str:
@@ -62,10 +69,12 @@ def _int_list(value: Any) -> bool:
     )
 
 
-def deadline_text(deadline_ms: int, now_ms: int) -> str:
+def deadline_text(deadline_ms: int, now_ms: int, short: bool = False) -> str:
     left = max(0, (deadline_ms - now_ms + 999) // 1000)
     minutes, seconds = divmod(left, 60)
     clock = f"{minutes}:{seconds:02d}" if minutes else f"{seconds}s"
+    if short:
+        return f"deadline: {clock} left"
     return f"deadline: {clock} left (then the server moves for whoever has not acted)"
 
 
@@ -74,8 +83,19 @@ def ranking(points: Sequence[int]) -> list[int]:
     return sorted(range(len(points)), key=lambda s: (-points[s], s))
 
 
-def leaderboard(view: dict[str, Any], points: Sequence[int]) -> str:
-    order = ranking(points)
+def final_ranking(view: dict[str, Any], points: Sequence[int], text: GameText) -> list[int]:
+    """Seats in final order: the winners first, then by score and the game's tie-breaks."""
+    winners = set((view.get("result") or {}).get("winners") or [])
+    board = view.get("board")
+
+    def key(s: int) -> tuple[object, ...]:
+        return (s not in winners, [-k for k in text.rank_key(board, s, points[s])], s)
+
+    return sorted(range(len(points)), key=key)
+
+
+def leaderboard(view: dict[str, Any], points: Sequence[int], order: list[int] | None = None) -> str:
+    order = ranking(points) if order is None else order
     line = "  ".join(
         f"{rank}. {seat_name(view, s)} {points[s]}" for rank, s in enumerate(order[:LISTED], 1)
     )
@@ -89,7 +109,7 @@ def names_list(view: dict[str, Any], seats: Sequence[int]) -> str:
     return names + (f" and {len(seats) - LISTED} more" if len(seats) > LISTED else "")
 
 
-def result_lines(view: dict[str, Any]) -> list[str]:
+def result_lines(view: dict[str, Any], text: GameText) -> list[str]:
     """The final result in words (empty while the game runs)."""
     result = view.get("result")
     if view.get("status") != "finished" and not result:
@@ -102,10 +122,11 @@ def result_lines(view: dict[str, Any]) -> list[str]:
         head = "GAME OVER — no winner"
     lines = [head]
     if result.get("reason"):
-        lines.append(f"({result['reason']})")
+        lines.append(f"({text.reason(str(result['reason']))})")
     points = scores(view)
     if points:
-        lines.append("final scores: " + leaderboard(view, points))
+        order = final_ranking(view, points, text)
+        lines.append("final ranking: " + leaderboard(view, points, order))
     return lines
 
 
@@ -144,6 +165,39 @@ def _seat_lines(
     return lines
 
 
+def _seats_line(
+    view: dict[str, Any], presence: dict[str, Any], seat: int | None, points: list[int] | None
+) -> str:
+    """Every seat on one line (the first few on a big table): ▶ marks who is to act."""
+    seats = view.get("seats") or []
+    online = presence.get("seats") or []
+    to_act = set(view.get("to_act") or []) if view.get("status") == "playing" else set()
+    shown = list(range(len(seats)))[:4]
+    if seat is not None and seat not in shown and seat < len(seats):
+        shown = [seat, *shown[:3]]
+    parts = []
+    for i in shown:
+        info = seats[i]
+        name = seat_name(view, i) if info.get("name") or info.get("bot") else f"seat {i} free"
+        tags = []
+        if i == seat:
+            tags.append("you")
+        if info.get("bot"):
+            tags.append("bot")
+        elif i < len(online) and info.get("name") and not online[i].get("connected"):
+            tags.append("offline")
+        score = f" {points[i]}" if points and i < len(points) else ""
+        mark = "▶" if i in to_act else " "
+        parts.append(f"{mark}{name}{' (' + ', '.join(tags) + ')' if tags else ''}{score}")
+    line = " ".join(parts)
+    if len(shown) < len(seats):
+        line += f"  … {len(seats)} seats"
+    spectators = presence.get("spectators")
+    if spectators:
+        line += f"  +{spectators} watching"
+    return line
+
+
 def compose(
     view: dict[str, Any],
     presence: dict[str, Any],
@@ -154,8 +208,10 @@ def compose(
     version: int = -1,
     banner: Sequence[str] = (),
     now_ms: int = 0,
+    compact: bool = False,
 ) -> Screen:
-    """The whole screen for ``seat`` (None = spectator)."""
+    """The whole screen for ``seat`` (None = spectator); ``compact`` fits a small window:
+    the seats on one line and the game's compact board (the viewer's part first)."""
     status = str(view.get("status", "?"))
     title = [game_name or str(view.get("game", "?")), f"table {view.get('table', '?')}", status]
     if status == "playing":
@@ -163,32 +219,41 @@ def compose(
     if version >= 0:
         title.append(f"v{version}")
     lines = ["tablehub · " + " · ".join(title)]
+    lines.extend(result_lines(view, text))  # first: a cut screen still shows it
     if status == "waiting":
         lines.extend(banner)
         seats = view.get("seats") or []
         taken = sum(1 for s in seats if s.get("name") or s.get("bot"))
         lines.append(f"waiting for players: {taken} of {len(seats)} seats taken")
     points = scores(view)
-    lines.append("")
-    lines.extend(_seat_lines(view, presence, seat, points))
     spectators = presence.get("spectators")
-    if spectators:
-        lines.append(f"   + {spectators} spectator{'s' if spectators != 1 else ''}")
+    deadline = view.get("deadline") if status == "playing" else None
     deadline_row = None
-    if status == "playing":
+    tail = ""
+    if compact:
+        tail = "  " + _seats_line(view, presence, seat, points)
+        if isinstance(deadline, int):  # one line: the countdown, then the seats
+            deadline_row = len(lines)
+            lines.append(deadline_text(deadline, now_ms, short=True) + tail)
+        else:
+            lines.append(tail.strip())
+    else:
+        lines.append("")
+        lines.extend(_seat_lines(view, presence, seat, points))
+        if spectators:
+            lines.append(f"   + {spectators} spectator{'s' if spectators != 1 else ''}")
+    if status == "playing" and not compact:
         waiting = list(view.get("to_act") or [])
         if waiting:
             lines.append("to act: " + names_list(view, waiting))
         if points:
             lines.append("leaderboard: " + leaderboard(view, points))
-        deadline = view.get("deadline")
         if isinstance(deadline, int):
             deadline_row = len(lines)
             lines.append(deadline_text(deadline, now_ms))
-    lines.append(RULE)
-    lines.extend(text.render(view.get("board"), seat).splitlines())
-    final = result_lines(view)
-    if final:
+    if not compact:
         lines.append(RULE)
-        lines.extend(final)
-    return Screen(lines, deadline_row)
+    board = view.get("board")
+    shown = text.render_compact(board, seat) if compact else text.render(board, seat)
+    lines.extend(shown.splitlines())
+    return Screen(lines, deadline_row, deadline_short=compact, deadline_tail=tail)

@@ -5,7 +5,7 @@ Output (stdout), one JSON object per line, each with an ``event`` field:
 ==============  ==================================================================
 ``created``     ``table, game, seats, join, watch`` -- a new table (with the commands
                 others run to join or watch it)
-``joined``      ``table, seat, resumed`` -- we hold the seat (``resumed``: with the
+``joined``      ``table, seat, resumed, why`` -- we hold the seat (``resumed``: with the
                 saved token)
 ``bot``         ``table, seat`` -- a bot took a seat
 ``stale_token`` ``table, seat`` -- the saved token was refused; joining afresh
@@ -233,7 +233,7 @@ async def run_script(
         event = {"event": kind, **fields}
         if kind == "created":
             table = fields["table"]
-            event["join"] = f"tablehub play --table {table} --url {req.url}"
+            event["join"] = f"tablehub play --name NAME --table {table} --url {req.url}"
             event["watch"] = f"tablehub watch {table} --url {req.url}"
         emit(event)
 
@@ -241,7 +241,7 @@ async def run_script(
     try:
         code = await play_script(link, emit, lines, full_views)
         if link.mirror.view.get("status") == "finished":
-            tokens.forget(req.url, link.table)
+            tokens.forget(req.url, link.table, req.name)
     finally:
         await link.close()
     return code

@@ -1,10 +1,14 @@
 """Where the interactive screens go.
 
-On a terminal every screen replaces the previous one (cursor home + clear) and the
-deadline line is rewritten in place each second without touching the prompt or what
-is being typed there.  On a
-pipe or file every screen is appended, followed by a rule, so logs stay readable.
-Colours (ANSI SGR) are kept only on a terminal and when ``NO_COLOR`` is not set.
+On a terminal the game runs on the alternate screen (like a pager or an editor): each
+screen is drawn over the previous one from the top-left corner, so updates never
+pile up in the scrollback, and the normal screen comes back when the program ends.
+A screen taller than the window is cut at its end (the screens put what matters
+first); the footer (messages, choices) and the prompt are always shown.  The deadline
+line is rewritten in place each second without touching the prompt or what is being
+typed there.  On a pipe or file every screen is appended in full, followed by a rule,
+so logs stay readable.  Colours (ANSI SGR) are kept only on a terminal and when
+``NO_COLOR`` is not set.
 """
 
 from __future__ import annotations
@@ -17,10 +21,20 @@ from typing import TextIO
 from tablehub.clients.cli.screen import RULE, Screen
 
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
+ALT_SCREEN_ON = "\x1b[?1049h"
+ALT_SCREEN_OFF = "\x1b[?1049l"
+HOME = "\x1b[H"
+CLEAR_LINE = "\x1b[K"
+CLEAR_BELOW = "\x1b[J"
 
 
 def strip_colours(text: str) -> str:
     return _SGR.sub("", text)
+
+
+def rows_of(line: str, width: int) -> int:
+    """How many rows of a ``width``-column window a line takes (it wraps)."""
+    return max(1, -(-len(strip_colours(line)) // max(width, 1)))
 
 
 class Terminal:
@@ -30,41 +44,100 @@ class Terminal:
         self.colour = self.tty and not os.environ.get("NO_COLOR")
         self._last = ""
         self._deadline_up: int | None = None
+        self._deadline_screen: Screen | None = None
+        self._alternate = False
 
     def _clean(self, text: str) -> str:
         return text if self.colour else strip_colours(text)
 
-    def show(self, screen: Screen, footer: list[str], prompt: str) -> None:
-        """Draw a whole screen, then the footer (messages) and the prompt."""
-        body = "\n".join([*screen.lines, *footer])
+    @property
+    def size(self) -> os.terminal_size:
+        return shutil.get_terminal_size()
+
+    def fits(self, screen: Screen, footer: list[str]) -> bool:
+        """Whether the screen, the footer and the prompt fit the window (always, off a tty)."""
+        if not self.tty:
+            return True
+        width, height = self.size
+        used = sum(rows_of(line, width) for line in [*screen.lines, *footer]) + 1
+        return used <= height
+
+    def show(
+        self,
+        screen: Screen,
+        footer: list[str],
+        prompt: str,
+        cut_note: str = "… ({hidden} more lines: type 'board' to see the whole table)",
+    ) -> int:
+        """Draw a screen, then the footer (messages) and the prompt; returns how many of
+        the screen's lines are shown.
+
+        On a terminal the screen is cut to leave room for the footer and the prompt;
+        ``cut_note`` (with ``{hidden}``, the number of lines cut) replaces its end."""
+        lines = list(screen.lines)
+        shown = len(lines)
+        deadline_row = screen.deadline_row
+        if self.tty:
+            width, height = self.size
+            room = height - 1 - sum(rows_of(line, width) for line in footer)
+            if sum(rows_of(line, width) for line in lines) > room:
+                kept: list[str] = []
+                used = 1  # the note
+                for line in lines:
+                    used += rows_of(line, width)
+                    if used > room:
+                        break
+                    kept.append(line)
+                hidden = len(lines) - len(kept)
+                shown = len(kept)
+                lines = [*kept, cut_note.format(hidden=hidden)]
+                if deadline_row is not None and deadline_row >= len(kept):
+                    deadline_row = None
+        body = "\n".join([*lines, *footer])
         frame = self._clean(body)
         if frame == self._last:
-            return
+            return shown
         self._last = frame
         self._deadline_up = None
-        if screen.deadline_row is not None:  # lines between the deadline and the prompt
-            self._deadline_up = len(screen.lines) + len(footer) - screen.deadline_row
+        self._deadline_screen = screen
+        if deadline_row is not None:  # rows between the deadline and the prompt
+            width = self.size.columns
+            below = [*lines, *footer][deadline_row:]
+            self._deadline_up = sum(rows_of(line, width) for line in below)
         if self.tty:
-            self.out.write("\x1b[H\x1b[2J" + frame + "\n" + prompt)
+            if not self._alternate:
+                self._alternate = True
+                self.out.write(ALT_SCREEN_ON)
+            drawn = (CLEAR_LINE + "\n").join(frame.split("\n"))
+            self.out.write(HOME + drawn + CLEAR_LINE + "\n" + prompt + CLEAR_BELOW)
         else:
             self.out.write(frame + "\n" + prompt + "\n" + RULE + "\n")
         self.out.flush()
+        return shown
 
     def refresh(self) -> None:
         """Draw the next screen even when it did not change."""
         self._last = ""
 
-    def tick(self, text: str) -> None:
+    def tick(self, deadline_ms: int, now_ms: int) -> None:
         """Rewrite the deadline line in place (terminals only, while it is on screen).
 
         The cursor sits on the prompt line (after whatever is being typed); the
         deadline line is found relative to it, then the cursor is put back.
         """
-        up = self._deadline_up
-        if not self.tty or up is None or up >= shutil.get_terminal_size().lines:
+        up, screen = self._deadline_up, self._deadline_screen
+        if not self.tty or up is None or screen is None or up >= self.size.lines:
             return
+        text = self._clean(screen.deadline_line(deadline_ms, now_ms))
         self.out.write(f"\x1b7\x1b[{up}F\x1b[2K{text}\x1b8")
         self.out.flush()
+
+    def leave(self) -> None:
+        """Back to the normal screen (what follows stays in the scrollback)."""
+        if self._alternate:
+            self._alternate = False
+            self.out.write(ALT_SCREEN_OFF)
+            self.out.flush()
 
     def say(self, text: str) -> None:
         """A plain message after the screens (e.g. why the program stops)."""

@@ -13,12 +13,20 @@ one replaces it); then *data* (snapshots,
 patches, events, presence) is bounded by ``Limits.outbound_queue``.  When the data
 queue overflows (a slow reader), everything pending in it is dropped and replaced
 by one fresh snapshot per table, taken when the writer gets to it; a reader that
-overflows too often is closed with 4000.
+overflows too often is closed with 4000.  A message that cannot be encoded never
+stops the writer: a reply becomes an ``internal_error`` reply, a push closes with 1011.
+
+Every inbound frame has exactly one documented outcome (protocol/README.md "Close
+codes" and "Limits"): a reply, or a close.  Per-connection limits (tables watched,
+unused tables created, requests pending) are refused with an error, never by silence.
+One connection per seat: a connection that presents a seat's token takes the seat
+over, and the one that held it is closed with 4001.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import itertools
 import logging
@@ -35,7 +43,12 @@ from tablehub.protocol import (
     schema_fingerprint,
     validate_inbound,
 )
-from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.codec import (
+    PROTOCOL_VERSION,
+    EncodeError,
+    action_problem,
+    request_id_of,
+)
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub, LiveTable
@@ -45,6 +58,8 @@ from tablehub.server.tables.errors import TableError
 log = logging.getLogger("tablehub.session")
 
 SERVER_NAME = "tablehub/0.1"
+SERVER_SIDE = frozenset({"overloaded", "internal_error"})
+"""Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
 SendFrame = Callable[[bytes | str], Awaitable[None]]
@@ -64,6 +79,24 @@ class Closing(Exception):
         super().__init__(reason)
         self.code = code
         self.reason = reason
+
+
+class SeatHolders:
+    """Which connection of this process holds each (table, seat): one live connection
+    per seat.  Shared by the sessions of one hub process."""
+
+    def __init__(self) -> None:
+        self._holders: dict[tuple[str, int], Session] = {}
+
+    def claim(self, table: str, seat: int, session: Session) -> Session | None:
+        """Make ``session`` the seat's connection; the one it replaces, if any."""
+        previous = self._holders.get((table, seat))
+        self._holders[(table, seat)] = session
+        return previous if previous is not session else None
+
+    def release(self, table: str, seat: int, session: Session) -> None:
+        if self._holders.get((table, seat)) is session:
+            del self._holders[(table, seat)]
 
 
 class TokenBucket:
@@ -98,7 +131,13 @@ class WindowCounter:
 
 class Session:
     def __init__(
-        self, hub: Hub, codec: Codec, send: SendFrame, close: Close, limits: Limits
+        self,
+        hub: Hub,
+        codec: Codec,
+        send: SendFrame,
+        close: Close,
+        limits: Limits,
+        holders: SeatHolders | None = None,
     ) -> None:
         self.id = next(_ids)
         self.hub = hub
@@ -119,15 +158,26 @@ class Session:
         self._errors = WindowCounter()
         self._overflows = WindowCounter()
         self._closing: Closing | None = None
+        self._holders = holders if holders is not None else SeatHolders()
+        self._pending = 0  # requests waiting for a table's answer
+        self.created: set[str] = set()  # tables this connection created (may add bots)
+        self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
+        self._closed_tables: set[str] = set()  # tables whose table_closed was queued
 
     # -- outbound --------------------------------------------------------------------
 
     def reply(self, request_id: Any, **fields: Any) -> None:
         self._push_control({"t": "ok", "id": request_id, **fields})
 
-    def fail(self, request_id: Any, code: str, message: str) -> None:
-        metrics.ERRORS.labels(code).inc()
-        self._push_control({"t": "error", "id": request_id, "code": code, "message": message})
+    def fail(self, request_id: Any, code: str, message: str, retry_ms: int | None = None) -> None:
+        """An ``error`` reply; ``retry_ms`` (retryable errors) says when to try again."""
+        metrics.counter_child(metrics.ERRORS, code).inc()
+        msg = {"t": "error", "id": request_id, "code": code, "message": message}
+        if retry_ms is not None:
+            msg["retry_ms"] = retry_ms
+        self._push_control(msg)
+        if code in SERVER_SIDE:
+            return  # the server's state, not the client's mistake: never held against it
         if self._errors.hit() > self.limits.max_errors_per_minute:
             self._abort(Closing(1008, "too many bad requests"))
 
@@ -138,7 +188,20 @@ class Session:
             # Requests keep coming but their replies are not read: never grow for it.
             self._abort(Closing(4000, "slow consumer: replies are not being read"))
             return
-        self._control.append(self.codec.encode(msg))
+        try:
+            frame = self.codec.encode(msg)
+        except EncodeError:
+            log.exception("session %d: reply not encodable", self.id)
+            metrics.ERRORS.labels("internal_error").inc()
+            frame = self.codec.encode(
+                {
+                    "t": "error",
+                    "id": msg.get("id"),
+                    "code": "internal_error",
+                    "message": "the server could not write its answer",
+                }
+            )
+        self._control.append(frame)
         self._wake.set()
 
     def deliver_lobby(self, frames: Frames) -> None:
@@ -148,11 +211,25 @@ class Session:
         self._lobby = frames
         self._wake.set()
 
+    def deliver_closed(self, table: str, frames: Frames) -> None:
+        """Queue a ``table_closed`` push (from the lobby, or the table's feed) once."""
+        if self.state is SessionState.CLOSED or table in self._closed_tables:
+            return
+        self._closed_tables.add(table)
+        self.watching.pop(table, None)
+        self.seats.pop(table, None)
+        self._sent_version.pop(table, None)
+        self._data.append((table, -1, frames, "closed"))
+        self._wake.set()
+
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
         if self.state is SessionState.CLOSED or self._closing is not None:
             return
         if table not in self.watching:
+            return
+        if kind == "closed":
+            self.deliver_closed(table, frames)
             return
         if len(self._data) >= self.limits.outbound_queue:
             self._overflow()
@@ -166,20 +243,37 @@ class Session:
         if self._overflows.hit() > self.limits.max_overflows_per_minute:
             self._abort(Closing(4000, "slow consumer"))
             return
+        closed = [item for item in self._data if item[3] == "closed"]
         self._data.clear()
+        self._data.extend(closed)  # a close notice is never covered by a snapshot
         for table in self.watching:
             self._data.append((table, -1, None, "refresh"))
 
     async def writer(self) -> None:
-        """Drain the queues: control first, then data (one frame per await)."""
+        """Drain the queues: control first, then data (one frame per await).
+
+        Ends when the peer is gone (the transport refuses frames) or after closing;
+        a server message that cannot be encoded closes with 1011 instead of stopping
+        the writer silently."""
+        try:
+            await self._write()
+        except (OSError, RuntimeError):
+            return  # the peer went away (uvicorn: ClientDisconnected, or closed already)
+        except EncodeError:
+            log.exception("session %d: push not encodable", self.id)
+            await self._close(1011, "server error: a message could not be written")
+
+    async def _write(self) -> None:
         while True:
             idle = not self._control and not self._data and self._lobby is None
             if idle and self._closing is None:
                 self._wake.clear()
                 await self._wake.wait()
             if self._closing is not None:
-                while self._control:
-                    await self._send(self._control.popleft())
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.limits.close_flush_s):
+                        while self._control:
+                            await self._send(self._control.popleft())
                 await self._close(self._closing.code, self._closing.reason)
                 return
             if self._control:
@@ -197,6 +291,9 @@ class Session:
     def _data_frame(
         self, table: str, version: int, frames: Frames | None, kind: str
     ) -> bytes | str | None:
+        if kind == "closed":
+            assert frames is not None
+            return frames.encoded(self.codec)
         if table not in self.watching:
             return None
         sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out
@@ -214,7 +311,7 @@ class Session:
             if frames.msg["from"] != sent:
                 return None  # already covered by a later snapshot
             self._sent_version[table] = version
-        metrics.PUSHES.labels(kind).inc()
+        metrics.counter_child(metrics.PUSHES, kind).inc()
         return frames.encoded(self.codec)
 
     def _abort(self, closing: Closing) -> None:
@@ -239,32 +336,61 @@ class Session:
             )
         if len(frame) > self.limits.max_frame_bytes:
             raise Closing(1009, "frame too large")
+        # Errors are turned into values, never kept or re-raised from here: an exception
+        # held by this frame would tie the frame (and ``frame``'s bytes) into a cycle
+        # that only a full collection frees -- rare under the hub's GC settings.
+        raw: Any = None
+        refused: tuple[str, str] | None = None  # (code, message) for an error reply
+        request_id: Any = None
+        undecodable = ""
         try:
             raw = self.codec.decode(frame)
         except DecodeError as err:
-            raise Closing(1007, str(err)) from None
+            undecodable = str(err)
+        except ProtocolError as err:  # too deep for the decoder: nothing of it is readable
+            refused = (err.code, err.message)
+        if undecodable:
+            raise Closing(1007, undecodable)
         metrics.MESSAGES_IN.inc()
+        if self.state is SessionState.OPEN and not (
+            isinstance(raw, dict) and raw.get("t") == "hello"
+        ):
+            self.fail(request_id_of(raw), "hello_required", "the first message must be hello")
+            return
+        if refused is not None:
+            self.fail(None, *refused)
+            return
         try:
             msg = validate_inbound(raw)
         except ProtocolError as err:
-            self.fail(err.request_id, err.code, err.message)
+            refused, request_id = (err.code, err.message), err.request_id
+        if refused is not None:
+            self.fail(request_id, *refused)
             return
         if not self._bucket.take():
             self.fail(msg["id"], "rate_limited", "too many messages; slow down")
             return
         kind = msg["t"]
-        if self.state is SessionState.OPEN and kind != "hello":
-            self.fail(msg["id"], "hello_required", "the first message must be hello")
-            return
         handler = getattr(self, f"on_{kind}")
         try:
             await handler(msg)
         except TableError as err:
-            self.fail(msg["id"], err.code, err.message)
+            self.fail(msg["id"], err.code, err.message, err.retry_ms)
 
     def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
-        """Run a table command (here or at the owning process) without blocking reads."""
-        return asyncio.ensure_future(self.hub.submit(table, command))
+        """Run a table command (here or at the owning process) without blocking reads.
+
+        At most ``max_pending_requests`` wait at once (refused with rate_limited: the
+        client may send it again once some replies arrived)."""
+        if self._pending >= self.limits.max_pending_requests:
+            raise TableError("rate_limited", "too many requests waiting for their answer")
+        self._pending += 1
+        future = asyncio.ensure_future(self.hub.submit(table, command))
+        future.add_done_callback(self._settled)
+        return future
+
+    def _settled(self, future: asyncio.Future[Any]) -> None:
+        self._pending -= 1
 
     def _answer(
         self, request_id: Any, future: asyncio.Future[Any], then: Callable[[Any], None]
@@ -273,13 +399,13 @@ class Session:
 
         def done(fut: asyncio.Future[Any]) -> None:
             if fut.cancelled():
-                self.fail(request_id, "overloaded", "the server is shutting down; retry")
+                self.fail(request_id, "overloaded", "the server is shutting down; retry", 1000)
                 return
             err = fut.exception()
             if err is None:
                 then(fut.result())
             elif isinstance(err, TableError):
-                self.fail(request_id, err.code, err.message)
+                self.fail(request_id, err.code, err.message, err.retry_ms)
             else:
                 log.error("request %r failed: %r", request_id, err)
                 self.fail(request_id, "internal_error", "internal error")
@@ -313,12 +439,14 @@ class Session:
         table = item["table"]
         try:
             if "token" in item:
+                self._check_room(table)
                 result = await self.hub.submit(
                     table, Join(self.name, item.get("seat"), item["token"])
                 )
-                self.seats[table] = result["seat"]
+                self._hold(table, result["seat"])
                 await self._rewatch(table, result["seat"], item.get("version"))
                 return {"table": table, "seat": result["seat"], "ok": True}
+            self._check_room(table)
             await self._rewatch(table, None, item.get("version"))
             return {"table": table, "seat": None, "ok": True}
         except TableError as err:
@@ -342,10 +470,30 @@ class Session:
         self.reply(msg["id"], tables=await self.hub.tables())
 
     async def on_create_table(self, msg: dict[str, Any]) -> None:
+        if len(self._unused) >= self.limits.max_unused_tables_per_connection:
+            await self._forget_used_tables()
+        if len(self._unused) >= self.limits.max_unused_tables_per_connection:
+            raise TableError(
+                "limit_reached",
+                f"you already have {len(self._unused)} tables nobody has sat at yet: "
+                "use or wait for those first",
+            )
         table = await self.hub.create_table(
             msg["game"], msg["seats"], msg.get("options"), msg.get("name", "")
         )
+        self.created.add(table)
+        self._unused.append(table)
         self.reply(msg["id"], table=table)
+
+    async def _forget_used_tables(self) -> None:
+        """Drop the tables someone has sat at (or that are gone) from ``_unused``."""
+        still = []
+        for table in self._unused:
+            live = self.hub.live.get(table)
+            record = live.record if live is not None else await self.hub.store.load(table)
+            if record is not None and not any(seat.taken for seat in record.seats):
+                still.append(table)
+        self._unused = still
 
     async def on_join(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
@@ -353,7 +501,7 @@ class Session:
         live = await self.hub.table(table)
 
         def joined(result: dict[str, Any]) -> None:
-            self.seats[table] = result["seat"]
+            self._hold(table, result["seat"])
             self.reply(msg["id"], seat=result["seat"], token=result["token"])
             self._watch(table, result["seat"], live)
 
@@ -361,7 +509,12 @@ class Session:
         self._answer(msg["id"], self._submit(table, command), joined)
 
     async def on_add_bot(self, msg: dict[str, Any]) -> None:
+        """Only the table's creator (this connection) or a player seated at it."""
         await self.hub.table(msg["table"])
+        if msg["table"] not in self.seats and msg["table"] not in self.created:
+            raise TableError(
+                "unauthorized", "only the table's creator or a seated player may add bots"
+            )
         future = self._submit(msg["table"], AddBot(msg.get("seat"), msg.get("level")))
         self._answer(msg["id"], future, lambda result: self.reply(msg["id"], seat=result["seat"]))
 
@@ -369,7 +522,7 @@ class Session:
         table = msg["table"]
         self._check_room(table)
         live = await self.hub.table(table)
-        self.seats.pop(table, None)
+        self._unhold(table)
         self.reply(msg["id"], version=live.feed.record.version)
         self._watch(table, None, live)
 
@@ -380,7 +533,11 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        await self.hub.table(table)
+        live = await self.hub.table(table)
+        # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
+        problem = action_problem(live.feed.game.id, msg["action"])
+        if problem is not None:
+            raise TableError("bad_action", problem)
         metrics.ACTS.inc()
         started = time.perf_counter()
 
@@ -413,7 +570,7 @@ class Session:
     async def on_leave(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         self._unwatch(table)
-        self.seats.pop(table, None)
+        self._unhold(table)
         self.reply(msg["id"])
 
     # -- subscriptions ---------------------------------------------------------------------
@@ -423,7 +580,33 @@ class Session:
             table not in self.watching
             and len(self.watching) >= self.limits.max_tables_per_connection
         ):
-            raise TableError("rate_limited", "watching too many tables on one connection")
+            raise TableError(
+                "limit_reached",
+                f"one connection may follow at most {self.limits.max_tables_per_connection} "
+                "tables: leave one first",
+            )
+
+    def _hold(self, table: str, seat: int) -> None:
+        """This connection now holds ``seat``; the one that held it is told and closed."""
+        if self.seats.get(table) not in (None, seat):
+            self._unhold(table)
+        self.seats[table] = seat
+        previous = self._holders.claim(table, seat, self)
+        if previous is not None:
+            previous.seat_taken_over(table, seat)
+
+    def _unhold(self, table: str) -> None:
+        seat = self.seats.pop(table, None)
+        if seat is not None:
+            self._holders.release(table, seat, self)
+
+    def seat_taken_over(self, table: str, seat: int) -> None:
+        """Another connection presented this seat's token: it has the seat now."""
+        self.seats.pop(table, None)
+        self._unwatch(table)
+        self._abort(
+            Closing(4001, f"seat {seat + 1} at table {table} was taken over by another connection")
+        )
 
     def _watch(self, table: str, seat: int | None, live: LiveTable) -> None:
         """Subscribe to a table; a snapshot follows."""
@@ -460,6 +643,8 @@ class Session:
     def close_all(self) -> None:
         """The connection is gone: leave every table and the lobby."""
         self.state = SessionState.CLOSED
+        for table in list(self.seats):
+            self._unhold(table)
         for table in list(self.watching):
             self._unwatch(table)
         self.hub.unsubscribe_lobby(self)

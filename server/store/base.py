@@ -87,6 +87,11 @@ class Store(abc.ABC):
 
     # -- coordination (single-process defaults) -------------------------------------------
 
+    @property
+    def shedding(self) -> str | None:
+        """Why this process should refuse new work now (it is running late), or None."""
+        return None
+
     async def acquire(self, table: str) -> int | None:
         """Take ownership of a table; its fencing epoch, or None if another owns it."""
         return 0

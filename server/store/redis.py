@@ -26,7 +26,8 @@ Commits from many tables are sent together: all commits requested during one loo
 iteration go out in one pipeline (group commit).
 
 Ownership: ``acquire`` takes a free lease and increments the epoch; the owner renews
-its leases; a commit with a stale epoch is refused, so a paused or partitioned old
+its leases from a thread of its own (``leases.py``: a busy event loop cannot starve
+renewal); a commit with a stale epoch is refused, so a paused or partitioned old
 owner can never write over its successor.  When the owner dies its leases expire and
 the next process that needs the table (a command, or the deadline sweeper) takes it.
 """
@@ -48,6 +49,7 @@ import redis.asyncio as aioredis
 
 from tablehub.server import metrics
 from tablehub.server.store.base import RemoteCommit, Store, StoreError, VersionConflict
+from tablehub.server.store.leases import LeaseKeeper
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 log = logging.getLogger("tablehub.redis")
@@ -86,13 +88,6 @@ redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
 return epoch
 """
 
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -112,10 +107,14 @@ def _unpack(blob: bytes) -> Any:
     return msgpack.unpackb(blob, raw=False, strict_map_key=False)
 
 
-def _meta(record: TableRecord) -> dict[str, Any]:
-    plain = record.to_plain()
-    del plain["state"]
-    return plain
+_MAP3 = b"\x83"  # msgpack: a map of 3 entries
+_META, _ENTRY, _PROCESS = (_pack(key) for key in ("meta", "entry", "process"))
+
+
+def _commit_message(meta: bytes, entry: bytes, process: bytes) -> bytes:
+    """``{"meta": …, "entry": …, "process": …}`` in msgpack, from parts already packed
+    for the commit itself (each is encoded once)."""
+    return b"".join((_MAP3, _META, meta, _ENTRY, entry, _PROCESS, process))
 
 
 class RedisStore(Store):
@@ -124,6 +123,7 @@ class RedisStore(Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.process_id = f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._packed_process_id = _pack(self.process_id)
         # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
         # A blocking pool: under load a command waits for a free connection instead of
         # failing with MaxConnectionsError (seen at 1,000 players / 400 acts/s).
@@ -131,11 +131,12 @@ class RedisStore(Store):
         self.redis: Any = aioredis.Redis(connection_pool=pool)
         self._commit_script = self.redis.register_script(_COMMIT)
         self._acquire_script = self.redis.register_script(_ACQUIRE)
-        self._renew_script = self.redis.register_script(_RENEW)
         self._release_script = self.redis.register_script(_RELEASE)
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
         self._flush_scheduled = False
-        self._leases: dict[str, int] = {}
+        self._leases = LeaseKeeper(
+            url, self.process_id, LEASE_MS, lambda t: _k(t, "lease"), self._lease_lost
+        )
         self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
         self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}
         self._inbox_ids: dict[str, str] = {}
@@ -150,11 +151,11 @@ class RedisStore(Store):
 
     async def start(self) -> None:
         await self.redis.ping()
+        self._leases.start(asyncio.get_running_loop())
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(f"th:reply:{self.process_id}")
         self._tasks = [
             asyncio.create_task(self._listen(), name="redis-pubsub"),
-            asyncio.create_task(self._renew_leases(), name="redis-leases"),
             asyncio.create_task(self._read_inboxes(), name="redis-inbox"),
         ]
 
@@ -164,7 +165,8 @@ class RedisStore(Store):
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        for table, epoch in list(self._leases.items()):
+        self._leases.stop()
+        for table, epoch in self._leases.held().items():
             with contextlib.suppress(Exception):
                 await self.release(table, epoch)
         if self._pubsub is not None:
@@ -181,7 +183,7 @@ class RedisStore(Store):
             raise StoreError(f"table {t} exists")
         snapshot = _pack({"version": record.version, "state": record.state})
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(_k(t, "meta"), _pack(_meta(record)))
+            pipe.set(_k(t, "meta"), _pack(record.meta()))
             pipe.set(_k(t, "snap"), snapshot)
             pipe.lpush(_k(t, "snaps"), snapshot)
             pipe.set(_k(t, "epoch"), 0)
@@ -212,7 +214,7 @@ class RedisStore(Store):
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
     ) -> None:
         t = record.table
-        meta = _meta(record)
+        meta, packed_entry = _pack(record.meta()), _pack(entry)
         snapshot = b""
         if record.version % SNAPSHOT_EVERY == 0 or str(record.status) == "finished":
             snapshot = _pack({"version": record.version, "state": record.state})
@@ -220,10 +222,10 @@ class RedisStore(Store):
         args = [
             expected_version,
             epoch,
-            _pack(meta),
-            _pack(entry),
+            meta,
+            packed_entry,
             snapshot,
-            _pack({"meta": meta, "entry": entry, "process": self.process_id}),
+            _commit_message(meta, packed_entry, self._packed_process_id),
         ]
         index_ops: list[Any] = [("zadd", "th:tables", {t: record.updated_ms})]
         if record.deadline is not None:
@@ -318,39 +320,23 @@ class RedisStore(Store):
         )
         if epoch < 0:
             return None
-        self._leases[table] = epoch
+        self._leases.hold(table, epoch)
         return epoch
 
     async def release(self, table: str, epoch: int) -> None:
-        self._leases.pop(table, None)
+        self._leases.drop(table)
         self._inbox_handlers.pop(table, None)
         self._inbox_ids.pop(table, None)
         await self._release_script(keys=[_k(table, "lease")], args=[f"{self.process_id}:{epoch}"])
 
-    async def _renew_leases(self) -> None:
-        while True:
-            await asyncio.sleep(LEASE_MS / 3000)
-            leases = list(self._leases.items())
-            if not leases:
-                continue
-            try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for table, epoch in leases:
-                        await self._renew_script(
-                            keys=[_k(table, "lease")],
-                            args=[f"{self.process_id}:{epoch}", LEASE_MS],
-                            client=pipe,
-                        )
-                    results = await pipe.execute()
-            except Exception as err:  # Redis away: the commits will tell
-                log.warning("lease renewal failed: %s", err)
-                continue
-            for (table, epoch), renewed in zip(leases, results, strict=True):
-                if not renewed and self._leases.get(table) == epoch:
-                    log.warning("lost the lease of table %s", table)
-                    self._leases.pop(table, None)
-                    self._inbox_handlers.pop(table, None)
-                    self.lost_lease(table)
+    def _lease_lost(self, table: str, epoch: int) -> None:
+        """Called on the loop by the lease thread: the table's lease is gone."""
+        self._inbox_handlers.pop(table, None)
+        self.lost_lease(table)
+
+    @property
+    def shedding(self) -> str | None:
+        return self._leases.shedding
 
     async def due_deadlines(self, now_ms: int) -> list[str]:
         ids = await self.redis.zrangebyscore("th:deadlines", "-inf", now_ms, start=0, num=50)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError
+from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State
 from tablehub.server.store.base import Store, VersionConflict
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -38,6 +38,10 @@ QUEUE_LIMIT = 4096
 YIELD_EVERY = 64
 """Queued commands handled back to back before the actor lets the loop run others."""
 CID_MEMORY = 1024
+RETRY_BUSY_MS = 500
+"""The ``retry_ms`` of ``overloaded`` when a table's queue is full."""
+RETRY_MOVING_MS = 200
+"""... and when the table is changing hands (a lease moved): the next owner is quick."""
 
 
 def token_hash(token: str) -> str:
@@ -135,6 +139,14 @@ class TableActor:
         """Set when a commit was refused for a stale epoch: the hub drops this actor."""
         self._done_cids: dict[str, int] = {}
         """Recent forwarded command ids -> the version they produced (bounded)."""
+        self._status_memo: tuple[State, dict[str, Any]] | None = None
+
+    def _game_status(self, state: State) -> dict[str, Any]:
+        """``game.status(state)``, computed once per state (an act asks three times)."""
+        memo = self._status_memo
+        if memo is None or memo[0] is not state:
+            memo = self._status_memo = (state, self.game.status(state))
+        return memo[1]
 
     def remember_cids(self, entries: list[LogEntry]) -> None:
         """Learn the command ids of recent log entries (after taking a table over)."""
@@ -150,7 +162,9 @@ class TableActor:
         try:
             self.queue.put_nowait(command)
         except asyncio.QueueFull:
-            command.future.set_exception(TableError("overloaded", "table is too busy"))
+            command.future.set_exception(
+                TableError("overloaded", "the table is too busy; try again shortly", RETRY_BUSY_MS)
+            )
         return command.future
 
     # -- the actor task ---------------------------------------------------------------
@@ -183,7 +197,7 @@ class TableActor:
             while not self.queue.empty():
                 _resolve(
                     self.queue.get_nowait().future,
-                    exc=TableError("overloaded", "table is moving; retry"),
+                    exc=TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS),
                 )
 
     async def _handle(self, command: Command) -> Any:
@@ -261,7 +275,7 @@ class TableActor:
             state, events = self.game.apply(self.record.state, cmd.seat, cmd.action)
         except GameError as err:
             raise TableError(err.code, err.message) from None
-        game_status = self.game.status(state)
+        game_status = self._game_status(state)
         record = dataclasses.replace(
             self.record,
             state=state,
@@ -282,10 +296,10 @@ class TableActor:
         if record.status is not TableStatus.PLAYING or record.deadline_turn != cmd.turn:
             return {"applied": 0}
         applied = 0
-        for seat in list(self.game.status(record.state)["to_act"]):
+        for seat in list(self._game_status(record.state)["to_act"]):
             if self.record.deadline_turn != cmd.turn:
                 break
-            if seat not in self.game.status(self.record.state)["to_act"]:
+            if seat not in self._game_status(self.record.state)["to_act"]:
                 continue
             action = self.game.bot_move(self.record.state, seat, self.game.fast_bot_level)
             await self._act(Act(seat, action, by="deadline"))
@@ -298,7 +312,7 @@ class TableActor:
         record = self.record
         if record.status is not TableStatus.PLAYING:
             return {"applied": 0}
-        if cmd.seat not in self.game.status(record.state)["to_act"]:
+        if cmd.seat not in self._game_status(record.state)["to_act"]:
             return {"applied": 0}
         action = self.game.bot_move(record.state, cmd.seat, record.seats[cmd.seat].level)
         try:
@@ -321,7 +335,9 @@ class TableActor:
         except VersionConflict:
             # Another process owns the table now (our epoch is stale): stop here.
             self.lost = True
-            raise TableError("overloaded", "the table moved to another server; retry") from None
+            raise TableError(
+                "overloaded", "the table moved to another server; try again", RETRY_MOVING_MS
+            ) from None
         self.record = record
         self.on_commit(record, entry, events)
         self._after_commit()
@@ -331,7 +347,7 @@ class TableActor:
             record.deadline = None
             record.deadline_turn = None
             return
-        turn = self.game.status(record.state)["turn"]
+        turn = self._game_status(record.state)["turn"]
         if turn != record.deadline_turn:
             record.deadline = now + record.turn_ms
             record.deadline_turn = turn
@@ -349,7 +365,7 @@ class TableActor:
             self._timer = asyncio.get_running_loop().call_later(
                 delay, lambda: self.submit(DeadlinePassed(turn))
             )
-        for seat in self.game.status(record.state)["to_act"]:
+        for seat in self._game_status(record.state)["to_act"]:
             if record.seats[seat].bot and seat not in self._pending_bots:
                 self._pending_bots.add(seat)
                 self.submit(BotMove(seat))

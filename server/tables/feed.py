@@ -17,17 +17,43 @@ one patch from the version it has to the current one; older gaps get a snapshot.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.protocol.canon import IncrementalHasher
 from tablehub.server.games import get_game
-from tablehub.server.games.base import Event, Game
+from tablehub.server.games.base import JSON, Event, Game
 from tablehub.server.tables.record import LogEntry, TableRecord
-from tablehub.server.tables.viewdiff import diff, view_hash
+from tablehub.server.tables.viewdiff import Op, canonical_json, diff, diff_shared
 
 RECENT_VERSIONS = 64
+
+HASHER = IncrementalHasher(budget=16 * 2**20)
+"""Canonical JSON memoised per container, shared by every feed of the process.  Views
+are never mutated, and each new view shares its unchanged sub-trees with the previous
+one (``diff_shared``), so hashing a view costs the size of the change, not of the view.
+Bounded: it forgets its oldest half past ~16 M characters."""
+
+INCREMENTAL_FROM = 2048
+CHARS_PER_OP = 512
+"""A view is hashed incrementally when its canonical JSON was at least INCREMENTAL_FROM
+characters and the patch has at most one op per CHARS_PER_OP of it; small views, and
+views that changed all over, are hashed whole by the C encoder, which is faster there
+than the memo's Python-level walk (``python -m tablehub.loadtest.bench_feed``)."""
+
+
+def hash_view(view: Any, previous_size: int, changes: int) -> tuple[str, int]:
+    """The protocol's view hash and the length of the view's canonical JSON.  The view
+    must share its unchanged sub-trees with the previous one (``diff_shared``), which
+    was ``previous_size`` characters long and changed by ``changes`` ops."""
+    incremental = previous_size >= max(INCREMENTAL_FROM, changes * CHARS_PER_OP)
+    text = HASHER.canonical(view) if incremental else None
+    data = text.encode() if text is not None else canonical_json(view)
+    return hashlib.sha256(data).hexdigest()[:16], len(data)
+
 
 Audience = int | None
 
@@ -40,9 +66,13 @@ class Subscriber(Protocol):
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None: ...
 
 
-def table_view(game: Game, record: TableRecord, seat: Audience) -> dict[str, Any]:
-    """What ``seat`` (None = spectator) sees of a table: hub status + the game's view."""
-    status = game.status(record.state)
+def table_view(
+    game: Game, record: TableRecord, seat: Audience, status: dict[str, JSON] | None = None
+) -> dict[str, Any]:
+    """What ``seat`` (None = spectator) sees of a table: hub status + the game's view
+    (``status`` is ``game.status(record.state)``, passed when already computed)."""
+    if status is None:
+        status = game.status(record.state)
     return {
         "table": record.table,
         "game": record.game,
@@ -64,13 +94,15 @@ def _patch(table: str, start: int, end: int, ops: list[dict[str, Any]], digest: 
 
 
 class _AudienceState:
-    __slots__ = ("hash", "subscribers", "version", "view")
+    __slots__ = ("hash", "size", "subscribers", "version", "view")
 
     def __init__(self) -> None:
         self.subscribers: dict[int, Subscriber] = {}
         self.version = -1
         self.view: dict[str, Any] = {}
         self.hash = ""
+        self.size = 0
+        """Length of the view's canonical JSON (chooses how the next one is hashed)."""
 
 
 class TableFeed:
@@ -92,19 +124,38 @@ class TableFeed:
         self._flush_scheduled = False
         self._pending_events: list[Event] = []
         self._presence_due = False
+        self._status: tuple[int, dict[str, JSON]] | None = None
 
     # -- audiences ----------------------------------------------------------------------
 
     def _key(self, seat: Audience) -> Audience:
         return None if self.game.public_view else seat
 
+    def _game_status(self) -> dict[str, JSON]:
+        """The game's status at the current version, computed once for every audience."""
+        version = self.record.version
+        if self._status is None or self._status[0] != version:
+            self._status = (version, self.game.status(self.record.state))
+        return self._status[1]
+
     def _current(self, key: Audience) -> _AudienceState:
         aud = self._audiences.setdefault(key, _AudienceState())
         if aud.version != self.record.version:
-            aud.view = table_view(self.game, self.record, key)
-            aud.hash = view_hash(aud.view)
-            aud.version = self.record.version
+            self._advance(aud, key)
         return aud
+
+    def _advance(self, aud: _AudienceState, key: Audience) -> list[Op]:
+        """Move an audience to the current version; the ops from the view it had."""
+        view = table_view(self.game, self.record, key, self._game_status())
+        ops: list[Op] = []
+        if aud.version < 0:
+            aud.view = view
+        else:
+            ops, aud.view = diff_shared(aud.view, view)
+        if ops or aud.version < 0:
+            aud.hash, aud.size = hash_view(aud.view, aud.size, len(ops))
+        aud.version = self.record.version
+        return ops
 
     def snapshot(self, seat: Audience) -> Frames:
         if self._flush_scheduled:
@@ -155,6 +206,16 @@ class TableFeed:
                 del self._connected[seat]
         if announce:
             self._announce_presence()
+
+    def close(self, frames: Frames) -> None:
+        """The table is gone: hand every subscriber ``frames`` (its ``table_closed``
+        push) and forget them all."""
+        for aud in self._audiences.values():
+            for sub in aud.subscribers.values():
+                sub.deliver(self.table, self.record.version, frames, "closed")
+        self._audiences.clear()
+        self._seat_of.clear()
+        self._connected.clear()
 
     def local_presence(self) -> dict[str, Any]:
         """This process's sockets at the table (published for the other processes)."""
@@ -214,12 +275,11 @@ class TableFeed:
         for key, aud in self._audiences.items():
             if not aud.subscribers or aud.version in (-1, self.record.version):
                 continue  # -1: a new audience, whose first subscriber gets a snapshot
-            old_version, old_view, old_hash = aud.version, aud.view, aud.hash
-            new = self._current(key)
-            ops = [] if new.hash == old_hash else diff(old_view, new.view)
-            frames = _patch(self.table, old_version, new.version, ops, new.hash)
+            old_version = aud.version
+            ops = self._advance(aud, key)
+            frames = _patch(self.table, old_version, aud.version, ops, aud.hash)
             for sub in aud.subscribers.values():
-                sub.deliver(self.table, new.version, frames, "patch")
+                sub.deliver(self.table, aud.version, frames, "patch")
         if self._pending_events:
             events, self._pending_events = self._pending_events, []
             event_frames = Frames(
@@ -268,8 +328,8 @@ class TableFeed:
         if old is None or old.version != version:
             return self.snapshot(seat)
         key = self._key(seat)
-        old_view = table_view(self.game, old, key)
         aud = self._current(key)
+        old_view = table_view(self.game, old, key)
         return _patch(self.table, version, aud.version, diff(old_view, aud.view), aud.hash)
 
     def _empty_patch(self, seat: Audience) -> Frames:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from tablehub.server.games import get_game
@@ -63,10 +63,28 @@ class TableRecord:
     created_ms: int = 0
     updated_ms: int = 0
 
-    def to_plain(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["status"] = str(self.status)
-        return out
+    def meta(self) -> dict[str, Any]:
+        """The record as plain data *without* the game state (what a store keeps beside
+        its snapshots and log).  Built field by field: nothing here grows with the
+        state, and the state is never copied."""
+        return {
+            "table": self.table,
+            "game": self.game,
+            "options": self.options,
+            "turn_ms": self.turn_ms,
+            "seed": self.seed,
+            "seats": [
+                {"name": s.name, "bot": s.bot, "level": s.level, "token_hash": s.token_hash}
+                for s in self.seats
+            ],
+            "version": self.version,
+            "status": str(self.status),
+            "deadline": self.deadline,
+            "deadline_turn": self.deadline_turn,
+            "name": self.name,
+            "created_ms": self.created_ms,
+            "updated_ms": self.updated_ms,
+        }
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> TableRecord:

@@ -1,15 +1,19 @@
 """The Starlette app: ``/ws``, ``/healthz``, ``/metrics`` and the browser UI at ``/``.
 
-Transport only: subprotocol negotiation, frames in and out, close codes.  Everything
-a message means is the session's business.
+Transport only: subprotocol negotiation, frames in and out, close codes, connections
+per client address.  Everything a message means is the session's business.  Every
+connection ends with a close frame: a failure in the session is logged and closed with
+1011, never a dropped socket (protocol/README.md "Close codes").
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
-from collections.abc import AsyncIterator
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -20,14 +24,27 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tablehub.protocol import codec_for
+from tablehub.protocol import Codec, codec_for
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
-from tablehub.server.sessions.session import Closing, Session, SessionState
+from tablehub.server.sessions.session import Closing, SeatHolders, Session, SessionState
 from tablehub.server.store import open_store
 
 log = logging.getLogger("tablehub.transport")
+
+FORCE_CLOSE_EXTENSION = "tablehub.force_close"
+"""ASGI scope extension: ``force_close(code, reason)`` queues the close frame behind
+the unsent data without waiting for the peer to read, and drops the connection if it
+is still not gone ``close_timeout`` seconds later (the app's way out when the peer's
+buffers are full and an ordinary ``websocket.close`` would wait forever)."""
+
+
+FRAMES_PER_TURN = 16
+"""Frames of one connection handled back to back before the others get a turn."""
+
+SendFrame = Callable[[bytes | str], Awaitable[None]]
+CloseFn = Callable[[int, str], Awaitable[None]]
 
 UI_DIR = Path(__file__).resolve().parents[2] / "clients" / "js"
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
@@ -37,6 +54,8 @@ UI_FOLDERS = ("lib", "ui", "vendor")
 def create_app(store_url: str = "memory://", limits: Limits | None = None) -> HubApp:
     limits = limits or Limits()
     hub = Hub(open_store(store_url))
+    holders = SeatHolders()
+    per_address: Counter[str] = Counter()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -56,20 +75,51 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
             await send({"type": "websocket.close", "code": 1002, "reason": "bad subprotocol"})
             return
         await send({"type": "websocket.accept", "subprotocol": codec.name})
-        metrics.CONNECTIONS.inc()
         kind = "bytes" if codec.binary else "text"
 
         async def send_frame(frame: bytes | str) -> None:
             await send({"type": "websocket.send", kind: frame})
 
         async def close(code: int, reason: str) -> None:
-            with contextlib.suppress(RuntimeError, OSError):
-                await send({"type": "websocket.close", "code": code, "reason": reason})
+            """Send the close frame; if the peer's buffers are full for ``close_flush_s``
+            (it does not read), queue it without waiting (server/runner.py)."""
+            try:
+                async with asyncio.timeout(limits.close_flush_s):
+                    await send({"type": "websocket.close", "code": code, "reason": reason})
+            except TimeoutError:
+                force_close = scope.get("extensions", {}).get(FORCE_CLOSE_EXTENSION)
+                if force_close is not None:
+                    force_close(code, reason)
+            except (RuntimeError, OSError):
+                pass  # closed already, or the peer is gone
 
-        session = Session(hub, codec, send_frame, close, limits)
+        address = _counted_address(scope, limits)
+        if address is not None:
+            if per_address[address] >= limits.max_connections_per_address:
+                await close(4002, "too many connections from your address")
+                return
+            per_address[address] += 1
+        metrics.CONNECTIONS.inc()
+        try:
+            await _serve(codec, send_frame, close, receive)
+        finally:
+            metrics.CONNECTIONS.dec()
+            if address is not None:
+                per_address[address] -= 1
+                if per_address[address] <= 0:
+                    del per_address[address]
+
+    async def _serve(codec: Codec, send_frame: SendFrame, close: CloseFn, receive: Receive) -> None:
+        session = Session(hub, codec, send_frame, close, limits, holders)
         writer = asyncio.create_task(session.writer(), name=f"writer-{session.id}")
+        handled = 0
         try:
             while True:
+                handled += 1
+                if handled % FRAMES_PER_TURN == 0:
+                    # receive() does not yield while frames are queued: a flood arriving
+                    # in one read would otherwise be handled before anyone else's frame.
+                    await asyncio.sleep(0)
                 waiting_hello = session.state is SessionState.OPEN
                 try:
                     async with asyncio.timeout(limits.hello_timeout_s if waiting_hello else None):
@@ -85,17 +135,28 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
             session.close_all()
             writer.cancel()
             await close(closing.code, closing.reason)
-        except (OSError, RuntimeError):
-            pass  # the peer went away
+        except Exception:
+            log.exception("session %d failed", session.id)
+            session.close_all()
+            writer.cancel()
+            await close(1011, "server error")
         finally:
             session.close_all()
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
-            metrics.CONNECTIONS.dec()
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"ok": True, "store": hub.store.url, "tables": len(hub.live)})
+        shedding = hub.store.shedding
+        return JSONResponse(
+            {
+                "ok": True,
+                "store": hub.store.url,
+                "tables": len(hub.live),
+                "shedding": shedding is not None,
+                "why": shedding or "",
+            }
+        )
 
     async def metrics_endpoint(request: Request) -> Response:
         metrics.TABLES.clear()
@@ -119,6 +180,19 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
     http = Starlette(routes=routes, lifespan=lifespan)
     http.state.hub = hub
     return HubApp(http, ws_endpoint)
+
+
+def _counted_address(scope: Scope, limits: Limits) -> str | None:
+    """The client address the per-address connection limit counts (None: not counted)."""
+    client = scope.get("client")
+    if not client:
+        return None
+    host = str(client[0])
+    if not limits.limit_local:
+        with contextlib.suppress(ValueError):
+            if ipaddress.ip_address(host).is_private:  # includes loopback
+                return None
+    return host
 
 
 class HubApp:

@@ -79,15 +79,17 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
     try:
         created = await screen.wait_for(re.compile(r"new table: (\w+)"), 0)
         table = created.group(1)
-        await screen.wait_for(re.compile(f"others join with:  tablehub play --table {table}"), 0)
+        joining = f"others join with:  tablehub play --name THEIR_NAME --table {table}"
+        await screen.wait_for(re.compile(joining), 0)
 
         prompt = await screen.wait_for(PROMPT, 0)
         assert prompt.group(1) == "1"
-        assert "\x1b[H\x1b[2J" in screen.text, "a terminal gets full-screen redraws"
+        assert "\x1b[?1049h\x1b[H" in screen.text, "the game runs on the alternate screen"
+        assert "\x1b[2J" not in screen.text, "screens are drawn over, never cleared"
         # the countdown is rewritten in place: save cursor, up N lines, clear, restore
         await screen.wait_for(re.compile(r"\x1b7\x1b\[\d+F\x1b\[2Kdeadline: (10:00|9:5\d) left"), 0)
         screen.type("help")
-        await screen.wait_for(re.compile(r"more    next page of suggestions"), prompt.end())
+        await screen.wait_for(re.compile(r"more   next page of choices"), prompt.end())
         syntax = await screen.wait_for(re.compile(r"X Y R"), prompt.end())  # 9-tower's
         turn_one = (await screen.wait_for(PROMPT, syntax.end())).end()
         screen.type("1")
@@ -98,7 +100,7 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
         screen.type("more")
         mark = await screen.wait_for(re.compile(r"page 2/"), prompt.end())
         screen.type("500 500 0")
-        await screen.wait_for(re.compile(r"✗ refused \(illegal_action\): \S+"), mark.end())
+        await screen.wait_for(re.compile(r"✗ refused: \S+"), mark.end())
         screen.type("1")
 
         answered = 2
@@ -110,8 +112,12 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
                 answered = int(prompt.group(1))
                 screen.type("1")
         await screen.wait_for(re.compile(r"GAME OVER — winner"), position)
-        await screen.wait_for(re.compile(f"Game over at table {table}"), position)
+        held = await screen.wait_for(re.compile(r"game over — press Enter to leave"), position)
+        assert proc.returncode is None, "the end stays on screen until Enter"
+        screen.type("")
+        await screen.wait_for(re.compile(f"Game over at table {table}"), held.end())
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        assert "\x1b[?1049l" in screen.text[held.end() :], "back to the normal screen"
         assert "✓ you played: place at" in screen.text
         assert "Traceback" not in screen.text
     finally:

@@ -7,11 +7,13 @@ played by their own bots, rendered for every seat and for a spectator.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import pytest
 
 from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.play import COMMANDS_HELP
 from tablehub.clients.cli.screen import compose, deadline_text, scores
 from tablehub.server.games import _MODULES, get_game
 from tablehub.server.games.base import Game
@@ -203,6 +205,57 @@ def test_finished_result_and_deadline_texts() -> None:
     }
     text = compose(view, {}, seat=None, text=GameText("g", use_renderer=False)).text
     assert "GAME OVER — winner: b" in text
-    assert "final scores: 1. b 9  2. a 3" in text
+    assert "final ranking: 1. b 9  2. a 3" in text
     assert deadline_text(NOW + 61_500, NOW).startswith("deadline: 1:02 left")
     assert deadline_text(NOW - 5, NOW).startswith("deadline: 0s left")
+
+
+@pytest.mark.parametrize("game_id", loadable_games())
+def test_every_game_says_what_each_seat_did_and_has_a_compact_screen(game_id: str) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    text = GameText(game_id)
+    players = max(game.min_players, 2)
+    options = game.resolve_options({})
+    state = game.setup(options, players, 3)
+    record = TableRecord(
+        table="t0able",
+        game=game_id,
+        options=options,
+        turn_ms=None,
+        seed=3,
+        seats=[Seat(name=f"player{i}", token_hash="h") for i in range(players)],
+        state=state,
+        status=TableStatus.PLAYING,
+    )
+    said: dict[int | None, int] = {}
+    for step in range(MAX_STEPS):
+        status = game.status(record.state)
+        if status["finished"]:
+            break
+        seat = status["to_act"][0]
+        old = table_view(game, record, None)["board"]
+        state, events = game.apply(record.state, seat, game.bot_action(record.state, seat))
+        record = dataclasses.replace(record, state=state, version=record.version + 1)
+        for actor, phrase in text.news(old, table_view(game, record, None)["board"], events):
+            assert phrase and not re.search(r"None|null|[{}_]", phrase), phrase
+            said[actor] = said.get(actor, 0) + 1
+        if step % 40 == 0:
+            view = table_view(game, record, seat)
+            compact = compose(view, {}, seat=seat, text=text, compact=True)
+            assert len(compact.lines) < len(compose(view, {}, seat=seat, text=text).lines)
+            board = view["board"]
+            for action in game.legal_actions(record.state, seat)[:50]:
+                assert all(label for _, label in text.steps(action, board, seat))
+    assert all(said.get(s) for s in range(players)), f"every seat's moves are told: {said}"
+    record = dataclasses.replace(record, status=TableStatus.FINISHED)
+    compact = compose(table_view(game, record, 0), {}, seat=0, text=text, compact=True)
+    assert compact.lines[1].startswith("GAME OVER"), "the result leads the final screen"
+
+
+def test_every_help_fits_an_80_column_window() -> None:
+    texts = {"commands": COMMANDS_HELP}
+    texts.update({game_id: GameText(game_id).help for game_id in loadable_games()})
+    for name, text in texts.items():
+        wide = [line for line in text.splitlines() if len(line) >= 80]
+        assert not wide, f"{name}: {wide}"

@@ -19,7 +19,7 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
     )
     created = await alice.expect("created")
     table = created["table"]
-    assert created["join"] == f"tablehub play --table {table} --url {hub.url}"
+    assert created["join"] == f"tablehub play --name NAME --table {table} --url {hub.url}"
     assert (await alice.expect("joined"))["seat"] == 0
 
     watcher = await CliProc.start(tmp_path / "w.json", "watch", table, "--url", hub.url)
@@ -28,7 +28,13 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
         *("play", "--script", "--url", hub.url, "--name", "bob", "--table", table),
     )
     joined = await bob.expect("joined")
-    assert joined == {"event": "joined", "table": table, "seat": 1, "resumed": False}
+    assert joined == {
+        "event": "joined",
+        "table": table,
+        "seat": 1,
+        "resumed": False,
+        "why": "the first free seat (no seat was saved for bob at this table)",
+    }
 
     turns = refusals = unreadable = 0
     while (event := await bob.expect("your_turn", "finished"))["event"] == "your_turn":
@@ -77,7 +83,7 @@ async def test_two_script_players_play_nmbr9_to_the_end_and_a_watcher_sees_the_r
     assert f"alice {scores[0]}" in screens and f"bob {scores[1]}" in screens
     assert f"Game over at table {table}." in screens
     # the finished game's tokens are no longer kept
-    assert TokenStore(tmp_path / "b.json").get(hub.url, table) is None
+    assert TokenStore(tmp_path / "b.json").get(hub.url, table, "bob") is None
 
 
 async def test_a_killed_player_takes_the_seat_back_with_the_saved_token(
@@ -93,7 +99,7 @@ async def test_a_killed_player_takes_the_seat_back_with_the_saved_token(
         bob_tokens, "play", "--script", "--url", hub.url, "--name", "bob", "--table", table
     )
     assert (await bob.expect("joined"))["seat"] == 1
-    saved = TokenStore(bob_tokens).get(hub.url, table)
+    saved = TokenStore(bob_tokens).get(hub.url, table, "bob")
     assert saved is not None and saved.seat == 1 and saved.name == "bob"
     assert bob_tokens.stat().st_mode & 0o777 == 0o600
     for _ in range(3):
@@ -116,17 +122,24 @@ async def test_a_killed_player_takes_the_seat_back_with_the_saved_token(
     assert code == 4 and f"table {table} is full" in err
 
     again = await ScriptProc.start(
-        bob_tokens, "play", "--script", "--auto", "--url", hub.url, "--table", table
+        bob_tokens,
+        *("play", "--script", "--auto", "--url", hub.url, "--name", "bob", "--table", table),
     )
     joined = await again.expect("joined")
-    assert joined == {"event": "joined", "table": table, "seat": 1, "resumed": True}
+    assert joined == {
+        "event": "joined",
+        "table": table,
+        "seat": 1,
+        "resumed": True,
+        "why": "the seat saved for bob on this machine, taken back",
+    }
     view = await again.expect("view")
     assert view["view"]["board"]["players"][1]["tiles"], "the seat's layout is still there"
     finished = await again.expect("finished")
     assert len(finished["result"]["scores"]) == 2
     assert await again.finish() == 0
     assert await alice.finish() == 0
-    assert TokenStore(bob_tokens).get(hub.url, table) is None
+    assert TokenStore(bob_tokens).get(hub.url, table, "bob") is None
 
 
 async def test_watch_json_of_a_finished_table_prints_the_result_and_exits(

@@ -62,7 +62,7 @@ async def test_quit_leaves_the_seat_to_come_back_to(hub: RunningHub, tmp_path: P
     await link.close()
     await other.close()
     assert events[-1] == {"event": "left", "table": link.table}
-    saved = tokens.get(hub.url, link.table)
+    saved = tokens.get(hub.url, link.table, "ann")
     assert saved is not None and saved.seat == 0
 
 

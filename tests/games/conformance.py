@@ -8,7 +8,10 @@ each step, a seat that must act and either the bot's move or a random legal acti
 * ``apply`` never mutated the state it was given;
 * replaying the log from ``setup`` reproduces every intermediate state exactly;
 * for every audience, applying ``diff(old_view, new_view)`` with the independent
-  ``jsonpatch`` library gives the new view, and the hash matches;
+  ``jsonpatch`` library gives the new view, and the hash matches; the view the feed
+  keeps (``diff_shared``'s, sharing unchanged sub-trees with the previous one) equals
+  the fresh view, and its incremental hash (``tablehub.protocol.canon``) equals the
+  plain definition's;
 * a game-specific ``leak_check(state, view, seat)`` (hidden information) holds.
 """
 
@@ -24,8 +27,9 @@ from typing import Any
 import jsonpatch
 import msgpack
 
+from tablehub.protocol.canon import IncrementalHasher
 from tablehub.server.games.base import Action, Game, IllegalAction, State
-from tablehub.server.tables.viewdiff import diff, view_hash
+from tablehub.server.tables.viewdiff import diff_shared, view_hash
 
 LeakCheck = Callable[[State, dict[str, Any], int | None], None]
 
@@ -116,6 +120,7 @@ def check_playout(p: Playout, leak_check: LeakCheck | None = None) -> None:
         assert state == p.states[i + 1], f"replay diverged at step {i}"
     # Views: patches reproduce them, hashes match, nothing hidden leaks.
     audiences: list[int | None] = [None, *range(p.seats)]
+    hasher = IncrementalHasher()
     for audience in audiences:
         previous = game.view(p.states[0], audience)
         for state in p.states:
@@ -125,12 +130,14 @@ def check_playout(p: Playout, leak_check: LeakCheck | None = None) -> None:
                 assert current == game.view(state, None), "public_view game differs by seat"
             if leak_check is not None:
                 leak_check(state, current, audience)
-            ops = diff(previous, current)
+            ops, shared = diff_shared(previous, current)
             patched = jsonpatch.apply_patch(previous, ops)
-            assert patched == current
-            assert view_hash(patched) == view_hash(current)
+            assert patched == current and shared == current
+            plain_hash = view_hash(current)
+            assert view_hash(patched) == plain_hash
+            assert hasher.view_hash(shared) == plain_hash, "incremental hash differs"
             json.dumps(ops)
-            previous = current
+            previous = shared
 
 
 def assert_refused(

@@ -101,12 +101,17 @@ def test_describe_round_trips_through_parse() -> None:
     state = play(make(GROUND, bricks=4), place(6, 0, "h"))
     for action in GAME.legal_actions(state, 1)[:40]:
         line = renderer.describe_action(action)
-        assert line.startswith(f"move brick {action['brick']} to {action['dir']}")
+        assert line.startswith(f"move {action['brick']} {action['x']} {action['y']}")
+        typed = line.split("  — ")[0]  # a suggestion is typed as it reads
+        assert renderer.parse_action(typed, {}, 1) == action
         typed = f"move {action['brick']} {action['x']} {action['y']} {action['dir']}"
         typed += f" {action['orange']} {action['face']}"
         assert renderer.parse_action(typed, {}, 1) == action
+    for action in [place(0, 0, "h", 1, "ox"), place(3, 0, "v", 0, "xo")]:
+        typed = renderer.describe_action(action).split("  — ")[0]
+        assert renderer.parse_action(typed, {}, 0) == action
     assert renderer.describe_action(place(0, 0, "h", 1, "ox")) == (
-        "place h 0 0: (0,0) blue X | (1,0) orange O"
+        "place 0 0 h right ox  — (0,0) blue X, (1,0) orange O"
     )
     assert renderer.describe_action({"type": "offer_draw"}) == "offer a draw"
     assert "place X Y DIR" in renderer.INPUT_HELP

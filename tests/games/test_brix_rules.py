@@ -325,8 +325,11 @@ def test_removing_a_support_collapses_and_the_mover_loses() -> None:
     assert GAME.status(state)["phase"] == "move"
     collapsing = move(0, 4, 0, "h")  # would make X X X X on row 0 -- still a collapse
     legal = GAME.legal_actions(state, 0)
-    assert collapsing not in legal
-    assert {a["brick"] for a in legal} == {2, 4}  # 0 and 1 carry brick 4; 3 is locked
+    assert collapsing in legal  # legal, and it loses
+    assert {a["brick"] for a in legal} == {0, 1, 2, 4}  # 3 is locked
+    # Safe moves first: 0 and 1 carry brick 4, so their moves come last.
+    bricks = [a["brick"] for a in legal]
+    assert set(bricks[: bricks.index(0)]) == {2, 4}
     state, events = GAME.apply(state, 0, collapsing)
     assert GAME.status(state)["result"] == {
         "scores": [0, 1],
@@ -442,3 +445,15 @@ def test_wrong_seat() -> None:
     assert_refused(GAME, state, 5, place(6, 0, "h"), "not_your_turn")
     with pytest.raises(IllegalAction):
         GAME.bot_action(state, 1)
+
+
+def test_legal_lists_collapsing_moves_beside_safe_ones() -> None:
+    """Issue 14's reproduction: a collapsing move is listed, accepted, and loses."""
+    state = GAME.setup(GAME.resolve_options({"bricks": 4, "mode": "symbols"}), 2, 1)
+    state = play(state, place(0, 0, "h"), place(0, 1, "h"), place(2, 0, "h"), place(4, 0, "h"))
+    legal = GAME.legal_actions(state, 0)
+    collapsing = move(0, 6, 0, "h")
+    assert collapsing in legal
+    assert len(legal) > 104 and {a["brick"] for a in legal} == {0, 1, 2}
+    state, _ = GAME.apply(state, 0, collapsing)
+    assert state["result"] == {"scores": [0, 1], "winners": [1], "reason": "collapse"}

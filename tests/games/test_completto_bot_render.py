@@ -156,4 +156,6 @@ def test_describe_every_legal_action() -> None:
         "place 32 at position 6"
     )
     assert "insert" in renderer.describe_action({"type": "insert", "pos": 1, "reading": 5})
+    unread = renderer.describe_action({"type": "insert", "pos": 1})
+    assert unread == "insert your setup tile at position 1" and "None" not in unread
     assert renderer.INPUT_HELP

@@ -547,3 +547,73 @@ def test_bad_options_and_seats() -> None:
         GAME.resolve_options({"rounds": 0})
     with pytest.raises(IllegalAction):
         GAME.apply(position([PLAIN, other(1)]), 0, {"type": "take"})
+
+
+# --------------------------------------------------------------------------- no progress
+
+
+def test_both_readings_of_a_face_up_tile_are_listed_and_pool_draws_name_no_number() -> None:
+    state = position([PLAIN, other(1)], pool_up=[16, 89])
+    takes = [a for a in GAME.legal_actions(state, 0) if a["type"] == "take"]
+    assert takes == [
+        {"type": "take", "source": "pool"},
+        *({"type": "take", "source": "faceup", "number": n} for n in (16, 68, 89, 91)),
+    ]
+    assert_refused(GAME, state, 0, {"type": "take", "source": "pool", "number": 16}, "bad_action")
+
+
+def test_stalling_moves_end_the_round_without_a_row_winner() -> None:
+    """docs/games/completto.md "No progress": two players who only move face-down tiles
+    end the round after 5 turns each; fewest face-down tiles wins."""
+    state = position([PLAIN, other(1)])  # seat 0: 17 face down; seat 1: 21
+    events: list[dict[str, Any]] = []
+    for turn in range(10):
+        assert GAME.view(state, None)["idle_turns"] == turn
+        state, events = act(state, turn % 2, type="move", **{"from": 2, "to": 3})
+    assert state["phase"] == "finished"
+    assert {
+        "type": "round_end",
+        "round": 1,
+        "winner": None,
+        "penalties": [17, 21],
+        "stalled": True,
+    } in events
+    assert state["result"]["winners"] == [0]
+    assert "stalled" in state["result"]["reason"]
+    assert GAME.view(state, None)["history"] == [
+        {"round": 1, "winner": None, "penalties": [17, 21]}
+    ]
+
+
+def test_a_pool_draw_or_a_placement_resets_the_count() -> None:
+    state = position([PLAIN, other(1)], pool_up=[3])
+    state, _ = act(state, 0, type="move", **{"from": 2, "to": 3})
+    state, _ = act(state, 1, type="take", source="faceup", number=3)
+    assert state["idle"] == 1
+    state, _ = act(state, 1, type="place", pos=0, reading=3)
+    assert state["idle"] == 0
+    state, _ = act(state, 0, type="take", source="pool")
+    assert state["idle"] == 0
+
+
+def test_face_up_tile_taken_back_counts_as_no_progress() -> None:
+    state = position([nearly_full(11), other(1)], pool_up=[50])  # 50 fits nowhere
+    state = {**state, "idle": 3}
+    state, _ = act(state, 0, type="take", source="faceup", number=50)
+    state, _ = act(state, 0, type="discard")
+    assert state["idle"] == 4 and state["pool_up"] == [50]
+
+
+def test_a_stalling_game_ends_with_bots_that_only_stall() -> None:
+    """Players who always move (the worst case) cannot keep a table open forever."""
+    state = GAME.setup({"rounds": 2}, 3, 5)
+    for _ in range(200):
+        status = GAME.status(state)
+        if status["finished"]:
+            break
+        seat = status["to_act"][0]
+        legal = GAME.legal_actions(state, seat)
+        moves = [a for a in legal if a["type"] == "move"]
+        state, _ = GAME.apply(state, seat, moves[0] if moves else legal[0])
+    assert GAME.status(state)["finished"]
+    assert state["round_winners"] == [None, None]

@@ -17,7 +17,7 @@ from tests.games.test_termite_helpers import act, fresh, hold, invariants, put, 
 
 @pytest.mark.parametrize(
     ("seats", "neutral", "queens", "goals"),
-    [(1, 0, 10, 2), (2, 10, 15, 2), (3, 5, 20, 3), (4, 0, 30, 4)],
+    [(1, 15, 10, 2), (2, 10, 15, 2), (3, 5, 20, 3), (4, 0, 30, 4)],
 )
 def test_setup_by_player_count(seats: int, neutral: int, queens: int, goals: int) -> None:
     s = fresh(seats, seed=seats)

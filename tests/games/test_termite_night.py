@@ -112,13 +112,15 @@ def test_b_hatch_worker_and_soldier() -> None:
 
 
 def test_b_without_supply_the_egg_stays() -> None:
+    """The supply holds 3 soldiers beside the start soldier: a fifth cannot hatch."""
     s = board4()
-    s["players"][0]["dice"] += [{"kind": "soldier", "value": 1, "at": "X"} for _ in range(2)]
+    s["players"][0]["dice"] += [{"kind": "soldier", "value": 1, "at": "X"} for _ in range(3)]
     give_egg(s, 0, 1)
     for i in range(3):
         put(s, 0, i, "R1", 6)
-    s, _ = to_night(s)
-    assert s["players"][0]["rooms"][1]["egg"] and len(s["players"][0]["dice"]) == 9
+    s, events = to_night(s)
+    assert s["players"][0]["rooms"][1]["egg"] and len(s["players"][0]["dice"]) == 10
+    assert {"type": "no_hatch", "seat": 0, "room": 1, "kind": "soldier"} in events
 
 
 # --- C --------------------------------------------------------------------------------------
@@ -186,7 +188,9 @@ def test_d_no_tunnels_left_skips() -> None:
     s["players"][0]["tunnels"] = [list(data.EDGE_NAMES)] * 2 + [[]] * 4
     put(s, 0, 0, "D3t")
     s, _ = to_night(s)
-    assert s["round"] == 2 and s["players"][0]["tunnels"][2] == []
+    assert s["players"][0]["tunnels"][2] == []
+    # The die still counts for D3's majority (docs/games/termite.md "Action D").
+    assert pending(s) == {"t": "cube", "seat": 0, "scope": 3, "colour": None}
 
 
 # --- D: collecting -------------------------------------------------------------------------------
@@ -309,8 +313,16 @@ def test_tunnels_before_collection() -> None:
 # --- E --------------------------------------------------------------------------------------
 
 
+def reach(s: State, seat: int, area: int, colour: str, cubes: int = 3) -> str:
+    """Give ``seat`` a tunnel to stake card 1a of ``area``, face up with these cubes."""
+    reveal(s, area, "1a", colour, cubes)
+    s["players"][seat]["tunnels"][area - 1] = ["S-1a"]
+    return f"D{area}/1a"
+
+
 def test_e_trade_two_cubes_for_a_wall_cube() -> None:
     s = board4()
+    reach(s, 0, 4, "blue")
     put(s, 0, 0, "E1")
     give_cubes(s, 0, 0, ["red", "white"])
     give_cubes(s, 0, 3, ["red"])
@@ -332,17 +344,26 @@ def test_e_trade_two_cubes_for_a_wall_cube() -> None:
     assert s["players"][0]["rooms"][0]["cubes"] == ["white"] and s["stakes"][0]["cubes"] == 6
     assert pending(s) == {"t": "trade_take", "seat": 0}
     assert_refused(GAME, s, 0, {"type": "pass"}, "illegal_action", "cannot be passed")
-    assert_refused(GAME, s, 0, {"type": "choose", "source": "D4", "column": 6}, "bad_action")
-    s = choose(s, 0, source="D4", column=2)
+    assert_refused(GAME, s, 0, {"type": "choose", "source": "D4/1a", "column": 6}, "bad_action")
+    assert_refused(
+        GAME, s, 0, {"type": "choose", "source": "D4", "column": 2}, "illegal_action", "reach"
+    )
+    s = choose(s, 0, source="D4/1a", column=2)
     assert s["players"][0]["wall"][0][2] == "blue"
     s2 = board4()
+    reach(s2, 0, 4, "blue")
     put(s2, 0, 0, "E1")
     give_wall(s2, 0, [(2, y) for y in range(7)])
     s2["players"][0]["queens"] = [s2["queen_deck"].pop()]
     s2, _ = to_night(s2)
     s2 = choose(s2, 0, pay="queen", card=s2["players"][0]["queens"][0])
     assert_refused(
-        GAME, s2, 0, {"type": "choose", "source": "D4", "column": 2}, "illegal_action", "full"
+        GAME,
+        s2,
+        0,
+        {"type": "choose", "source": "D4/1a", "column": 2},
+        "illegal_action",
+        "does not fit",
     )
     invariants(s)
 
@@ -353,6 +374,7 @@ def test_e_pass_and_pay_with_blueprint_or_egg() -> None:
     put(s, 0, 1, "E2")
     put(s, 0, 2, "E3")
     s["players"][0]["hand"] = [s["blueprints"]["deck"].pop()]
+    reach(s, 0, 1, "red")
     give_egg(s, 0, 5)
     card = s["players"][0]["hand"][0]
     s, _ = to_night(s)
@@ -360,9 +382,9 @@ def test_e_pass_and_pay_with_blueprint_or_egg() -> None:
     assert events[0] == {"type": "passed", "seat": 0, "choice": "trade"}
     s = choose(s, 0, pay="blueprint", card=card)
     assert s["blueprints"]["discard"] == [card] and s["players"][0]["hand"] == []
-    s = choose(s, 0, source="D1", column=0)
+    s = choose(s, 0, source="D1/1a", column=0)
     s = choose(s, 0, pay="egg", room=5)
-    s = choose(s, 0, source="D1", column=0)
+    s = choose(s, 0, source="D1/1a", column=0)
     assert s["players"][0]["wall"][1][0] == "red" and not s["players"][0]["rooms"][5]["egg"]
     invariants(s)
 
@@ -372,9 +394,10 @@ def test_e_completing_a_row_gives_a_bonus() -> None:
     put(s, 0, 0, "E1")
     give_wall(s, 0, [(x, 0) for x in range(5)])
     give_cubes(s, 0, 0, ["red", "red"])
+    source = reach(s, 0, 2, "yellow")
     s, _ = to_night(s)
     s = choose(s, 0, pay="cubes", cubes=[[0, "red"], [0, "red"]])
-    s, events = GAME.apply(s, 0, {"type": "choose", "source": "D2", "column": 5})
+    s, events = GAME.apply(s, 0, {"type": "choose", "source": source, "column": 5})
     assert {"type": "rows", "seat": 0, "rows": [0]} in events
     assert pending(s) == {"t": "bonus", "seat": 0}
     assert len(GAME.legal_actions(s, 0)) == 8 + 1
@@ -448,7 +471,8 @@ def test_f_build_tetris_style() -> None:
     assert pending(s) == {"t": "build", "seat": 0, "value": 5}
     legal = GAME.legal_actions(s, 0)
     # T: 4 rotations (4, 5, 4, 5 columns), O: 1 rotation x 5 columns; red-I needs red cubes.
-    assert len(legal) == 18 + 5 + 1 + 1
+    # Each is listed as a drop (no row) and as its resting place on the floor (row 0).
+    assert len(legal) == 2 * (18 + 5) + 1 + 1
     assert_refused(
         GAME,
         s,
@@ -593,5 +617,6 @@ def test_resolution_order_a_to_g() -> None:
         assert task is not None
         kinds.append(task["t"])
         s = GAME.apply(s, 0, GAME.bot_action(s, 0))[0]
-    assert kinds[:4] == ["blueprint", "egg", "tunnel", "trade"][: len(kinds[:4])]
+    # The tunnel die on D1 also wins D1's majority: two cubes before the trade.
+    assert kinds[:4] == ["blueprint", "egg", "tunnel", "cube"][: len(kinds[:4])]
     assert kinds[0] == "blueprint" and kinds.index("egg") < kinds.index("tunnel")

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from tablehub.clients.cli.choices import Choices
+from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.renderers import renderer_for
 from tablehub.clients.cli.renderers import termite as renderer
+from tablehub.clients.cli.screen import compose
 from tablehub.server.games.termite import GAME
 from tests.games.conformance import playout
 from tests.games.test_termite_helpers import NO_RESIGN, fresh
@@ -103,6 +107,8 @@ def test_describe_every_listed_action() -> None:
         ("red-t", "night", "blueprint", {"type": "choose", "blueprint": "red-T"}),
         ("deck", "night", "blueprint", {"type": "choose", "blueprint": "deck"}),
         ("3", "night", "egg", {"type": "choose", "room": 3}),
+        ("R3", "night", "egg", {"type": "choose", "room": 3}),
+        ("room 3", "night", "egg", {"type": "choose", "room": 3}),
         ("s-1a", "night", "tunnel", {"type": "choose", "edge": "S-1a"}),
         ("d3/1a 2", "night", "cube", {"type": "choose", "source": "D3/1a", "room": 2}),
         ("D1 4", "night", "trade_take", {"type": "choose", "source": "D1", "column": 4}),
@@ -113,6 +119,18 @@ def test_describe_every_listed_action() -> None:
             {"type": "choose", "pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]},
         ),
         ("egg 5", "night", "trade", {"type": "choose", "pay": "egg", "room": 5}),
+        (
+            "cubes 2:b 0:R",
+            "night",
+            "trade",
+            {"type": "choose", "pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]},
+        ),
+        (
+            "1 3 p w",
+            "night",
+            "move",
+            {"type": "choose", "rooms": [1, 3], "cubes": ["purple", "white"]},
+        ),
         (
             "1 3 red red",
             "night",
@@ -148,3 +166,91 @@ def test_parse_errors(text: str, fragment: str) -> None:
 def test_parse_night_error() -> None:
     with pytest.raises(ValueError, match="as a cube choice"):
         renderer.parse_action("D3", {"phase": "night", "pending": {"kind": "cube"}}, 0)
+
+
+def bots_until(done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """A 2-seat game (seed 3) played by the bots until ``done(state)``."""
+    s = fresh(2, seed=3)
+    while not done(s):
+        seat = GAME.status(s)["to_act"][0]
+        s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
+    return s
+
+
+def choices_for(state: dict[str, Any], seat: int) -> Choices:
+    board = GAME.view(state, seat)
+    text = GameText("termite")
+    return Choices(GAME.legal_actions(state, seat), lambda a: text.steps(a, board, seat))
+
+
+def reach(choices: Choices, action: dict[str, Any]) -> list[int]:
+    """Pick ``action`` by following its labels; the sizes of the lists on the way."""
+    path = [label for _, label in choices._paths[choices.legal.index(action)]]
+    sizes = []
+    while True:
+        options = choices.options()
+        sizes.append(len(options))
+        label = path[len(choices.path)]
+        picked = choices.pick(next(o.key for o in options if o.label == label))
+        if picked is not None:
+            assert picked == action
+            choices.path.clear()
+            return sizes
+
+
+def test_a_turn_is_a_few_short_choices_never_thousands() -> None:
+    p = playout(NO_RESIGN, 3, 7, max_steps=3000, bot_share=1.0)
+    kinds = set()
+    for state in p.states[::17]:
+        status = GAME.status(state)
+        if status["finished"]:
+            continue
+        seat = status["to_act"][0]
+        choices = choices_for(state, seat)
+        pending = GAME.view(state, seat)["pending"]
+        kinds.add(pending["kind"] if pending else "day")
+        for action in choices.legal[:: max(1, len(choices.legal) // 12)]:
+            sizes = reach(choices, action)
+            assert len(sizes) <= 5 and max(sizes) <= 40, (action, sizes)
+    assert len(choices_for(fresh(3, seed=7), 0).legal) > 2000, "a day turn without grouping"
+    assert {"day", "blueprint", "egg", "cube"} <= kinds
+
+
+def test_rooms_are_chosen_by_their_own_number() -> None:
+    s = bots_until(lambda s: (s["night"]["pending"] or {}).get("t") == "egg")
+    seat = s["night"]["pending"]["seat"]
+    choices = choices_for(s, seat)
+    options = choices.options()
+    rooms = [a["room"] for a in choices.legal if "room" in a]
+    assert [o.key for o in options if o.label.startswith("room")] == [str(r) for r in rooms]
+    room = rooms[-1]
+    assert choices.pick(str(room)) == {"type": "choose", "room": room}
+
+
+def test_the_compact_screen_leads_with_the_choice_and_your_board() -> None:
+    s = bots_until(lambda s: s["phase"] == "night" and s["night"]["pending"] is not None)
+    seat = s["night"]["pending"]["seat"]
+    lines = ANSI.sub("", renderer.render_compact(GAME.view(s, seat), seat)).splitlines()
+    assert lines[0].startswith("Round 1, night — Waiting for you: ")
+    assert "=<" not in lines[0], "the choice in words, not the action syntax"
+    assert lines[1].startswith(" 6 |") and "you: score" in lines[1]
+    assert any(line.startswith("your dice") for line in lines)
+    assert lines[-1] == renderer.KEY and "worker" in renderer.KEY
+    assert len(lines) <= 20
+
+
+def test_the_final_ranking_uses_the_tie_breaks() -> None:
+    def player(rows: int, cubes: int, dice: int) -> dict[str, Any]:
+        return {"rows": rows, "wall": ["r" * cubes + "." * (6 - cubes)], "dice": [{}] * dice}
+
+    view = {
+        "table": "t",
+        "game": "termite",
+        "status": "finished",
+        "seats": [{"name": n, "bot": False} for n in ("ann", "bo", "cy")],
+        "to_act": [],
+        "result": {"scores": [12, 12, 15], "winners": [2], "reason": "the queen deck is empty"},
+        "board": {"players": [player(1, 2, 8), player(2, 0, 8), player(0, 0, 8)]},
+    }
+    text = compose(view, {}, seat=None, text=GameText("termite", use_renderer=True)).text
+    assert "final ranking: 1. cy 15  2. bo 12  3. ann 12" in text

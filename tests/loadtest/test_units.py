@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablehub.loadtest.bots import row_placement
-from tablehub.loadtest.canon import IncrementalHasher
 from tablehub.loadtest.mirror import Mirror, Verifier
-from tablehub.loadtest.patching import PatchError, apply_patch
 from tablehub.loadtest.stats import Histogram, RunStats, merge_dicts
 from tablehub.loadtest.svgplot import Series, line_chart, stack
 from tablehub.protocol import SUBPROTOCOLS
+from tablehub.protocol.canon import IncrementalHasher
+from tablehub.protocol.patching import PatchError, apply_patch
 from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
 from tablehub.server.games.nmbr9.shapes import ROTATIONS

@@ -1,16 +1,25 @@
 """A slow reader never grows server memory without bound and never slows anyone else.
 
-The session's send function here is a gate the test opens: the reader is "slow" until
-then.  Everything else (hub, actor, feed, store, codec) is the real thing.
+The first tests' session send function is a gate the test opens: the reader is "slow"
+until then.  Everything else (hub, actor, feed, store, codec) is the real thing.  The
+last ones use real sockets: a :class:`StalledPeer` with a tiny receive buffer that
+reads only when told, against a hub with production's bounded send buffers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections import deque
 from typing import Any
 
 import jsonpatch
 import msgpack
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Frame, Opcode
+from websockets.protocol import State
+from websockets.typing import Subprotocol
+from websockets.uri import parse_uri
 
 from tablehub.protocol import SUBPROTOCOLS
 from tablehub.protocol.viewhash import view_hash
@@ -19,6 +28,63 @@ from tablehub.server.hub import Hub
 from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import Act, Join
+from tests.conftest import start_hub, stop_hub
+from tests.server.helpers import play_round, wait_status
+
+
+class StalledPeer:
+    """A WebSocket client on a plain blocking socket with a tiny receive buffer: it
+    reads only when told to, and never answers the server's pings (call its methods
+    through ``asyncio.to_thread``)."""
+
+    def __init__(self, port: int) -> None:
+        self.protocol = ClientProtocol(
+            parse_uri(f"ws://127.0.0.1:{port}/ws"),
+            subprotocols=[Subprotocol("tablehub.v1.msgpack")],
+        )
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        self.sock.settimeout(30)
+        self.sock.connect(("127.0.0.1", port))
+        self.protocol.send_request(self.protocol.connect())
+        self.sock.sendall(b"".join(self.protocol.data_to_send()))
+        self._frames: deque[Frame] = deque()
+        while self.protocol.state is State.CONNECTING:
+            self._receive()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.protocol.send_binary(msgpack.packb(msg))
+        self.sock.sendall(b"".join(self.protocol.data_to_send()))
+
+    def _receive(self) -> None:
+        data = self.sock.recv(65536)
+        if not data:
+            self.protocol.receive_eof()
+        else:
+            self.protocol.receive_data(data)
+        for event in self.protocol.events_received():
+            if isinstance(event, Frame):
+                self._frames.append(event)
+        self.protocol.data_to_send()  # pongs and close replies are never sent
+
+    def next_frame(self) -> Frame:
+        """The next data or close frame (pings skipped)."""
+        while True:
+            while self._frames:
+                frame = self._frames.popleft()
+                if frame.opcode in (Opcode.BINARY, Opcode.CLOSE):
+                    return frame
+            self._receive()
+
+    def next_message(self) -> dict[str, Any] | Close:
+        frame = self.next_frame()
+        if frame.opcode is Opcode.CLOSE:
+            return Close.parse(frame.data)
+        message: dict[str, Any] = msgpack.unpackb(frame.data)
+        return message
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue() -> None:
@@ -101,3 +167,56 @@ async def test_a_client_that_never_reads_its_replies_is_closed_not_buffered() ->
     finally:
         writer.cancel()
         await hub.stop()
+
+
+async def test_a_stalled_reader_over_a_real_socket_gets_a_fresh_snapshot_and_ends_current() -> None:
+    """Bounded send buffers let the queue overflow: the reader that stalled through a
+    whole game then reads gets a replacement snapshot, and ends with exactly the
+    table's final view, hash-checked."""
+    # Buffers small enough that one short game overflows them (production: 64 KiB).
+    limits = Limits(
+        outbound_queue=4,
+        max_overflows_per_minute=1000,
+        socket_send_buffer=1024,
+        transport_write_buffer=1024,
+    )
+    running = await start_hub(limits=limits)
+    try:
+        players = [await running.connect(name) for name in ("ann", "bo", "cy", "di")]
+        ann = players[0]
+        table = await ann.create_table("nmbr9", 4, seed=8)
+        peer = await asyncio.to_thread(StalledPeer, running.port)
+        await asyncio.to_thread(peer.send, {"t": "hello", "id": 0, "v": 1, "name": "slow"})
+        await asyncio.to_thread(peer.send, {"t": "spectate", "id": 1, "table": table})
+        for player in players:
+            await player.join(table)
+        await wait_status(ann, table, "playing")
+        while ann.tables[table].view["status"] != "finished":
+            await play_round(players, table)  # one act at a time: one patch per commit
+        final = ann.tables[table]
+        live = running.hub.live[table]
+        assert live.feed.record.version == final.version
+
+        view: dict[str, Any] | None = None
+        version, snapshots, patches = -1, 0, 0
+        while version != final.version:
+            msg = await asyncio.to_thread(peer.next_message)
+            assert not isinstance(msg, Close), f"closed {msg.code} {msg.reason}"
+            if msg["t"] == "snapshot" and msg["table"] == table:
+                view, version = msg["view"], msg["version"]
+                snapshots += 1
+                assert view_hash(view) == msg["hash"]
+            elif msg["t"] == "patch":
+                assert view is not None and msg["from"] == version
+                view = jsonpatch.apply_patch(view, msg["ops"])
+                version = msg["to"]
+                patches += 1
+                assert view_hash(view) == msg["hash"]
+        assert view == final.view
+        assert snapshots >= 2, "the backlog was replaced by a fresh snapshot"
+        print(f"\nstalled reader: {snapshots} snapshots, {patches} patches to v{version}")
+        peer.close()
+        for player in players:
+            await player.close()
+    finally:
+        await stop_hub(running)

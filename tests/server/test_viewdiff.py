@@ -8,7 +8,8 @@ import jsonpatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablehub.server.tables.viewdiff import diff, view_hash
+from tablehub.protocol.canon import IncrementalHasher
+from tablehub.server.tables.viewdiff import diff, diff_shared, view_hash
 
 # No bools: a bool<->int swap is the documented blind spot (see the last test).
 leaves = st.none() | st.integers(-5, 5) | st.sampled_from(["a", "b", "~", "/"])
@@ -28,6 +29,28 @@ def test_applying_the_diff_gives_the_new_value(old: Any, new: Any) -> None:
     patched = jsonpatch.apply_patch({"v": old}, diff({"v": old}, {"v": new}))
     assert patched == {"v": new}
     assert [type(x) for x in _leaves(patched)] == [type(x) for x in _leaves({"v": new})]
+
+
+@given(old=trees, new=trees)
+@settings(max_examples=300, deadline=None)
+def test_the_shared_view_equals_the_new_one_and_hashes_the_same(old: Any, new: Any) -> None:
+    hasher = IncrementalHasher()
+    hasher.view_hash({"v": old})  # what the feed hashed before
+    ops, shared = diff_shared({"v": old}, {"v": new})
+    assert shared == {"v": new}
+    assert hasher.view_hash(shared) == view_hash({"v": new})
+    assert ops == diff({"v": old}, {"v": new})
+
+
+def test_the_shared_view_keeps_unchanged_subtrees_of_the_old_one() -> None:
+    old: dict[str, Any] = {"players": [{"tiles": list(range(50))} for _ in range(3)], "round": 3}
+    new: dict[str, Any] = {"players": [{"tiles": list(range(50))} for _ in range(3)], "round": 4}
+    new["players"][1] = {"tiles": [*range(50), 7]}
+    _, shared = diff_shared(old, new)
+    assert shared == new
+    assert shared["players"][0] is old["players"][0]
+    assert shared["players"][2] is old["players"][2]
+    assert shared["players"][1] is not old["players"][1]
 
 
 def test_unchanged_subtrees_produce_no_ops() -> None:

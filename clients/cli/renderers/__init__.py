@@ -12,6 +12,19 @@ Each module ``clients/cli/renderers/<game_id>.py`` exports:
   a person can act on when the text cannot be read.
 * ``INPUT_HELP: str`` -- the move syntax, shown on ``help``.
 
+Optional (``gametext.GameText`` falls back when one is missing or raises):
+
+* ``render_compact(board, seat) -> str`` -- for a small window (80x24): the current
+  card or choice and the viewer's own board first, the other seats condensed.
+* ``describe_news(old, new, events) -> [(seat | None, phrase)]`` -- what each seat
+  did between two boards, as past-tense phrases ("placed the 7 at (2,-1)"), None for
+  the table ("round 8: the card is 4").
+* ``choice_steps(action, board, seat) -> [(key | None, label)]`` -- the action as a path of
+  decisions, so thousands of actions become a few choices (termite: die, slot,
+  helper); ``key`` is what the player types for it (None: its number in the list).
+* ``describe_reason(reason) -> str`` -- a result reason in words.
+* ``rank_key(board, seat, score) -> tuple`` -- the final ranking with tie-breaks.
+
 Renderers import nothing from ``server`` (a third-party client could ship them).
 """
 

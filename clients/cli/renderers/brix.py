@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 INPUT_HELP = """\
-place X Y DIR [ORANGE] [FACE]     put a new brick on the wall (while the supply lasts)
-move ID X Y DIR [ORANGE] [FACE]   take brick ID out and put it at X Y (once it is empty)
-  X Y     the left (h) or lower (v) cube: column X (may be negative), row Y (0 = ground)
+place X Y DIR [ORANGE] [FACE]    add a brick to the wall (while any are left)
+move ID X Y DIR [ORANGE] [FACE]  move brick ID to X Y (once none are left)
+  X Y     the left (h) or lower (v) cube: column X (may be negative), row Y
+          (0 = ground)
   DIR     h = horizontal (X,Y)+(X+1,Y), v = vertical (X,Y)+(X,Y+1)
   ORANGE  which cube is orange: 0/left/bottom (default) or 1/right/top
   FACE    xo = orange shows X, blue O (default); ox = orange O, blue X
-resign | draw (offer a draw, then still play) | accept (accept your opponent's offer)
+resign | draw (offer a draw, then still play) | accept (your opponent's offer)
 examples: place 3 0 h   |   p 2 1 v top ox   |   move 7 -1 0 h 1 xo"""
 
 _RESET = "\x1b[0m"
@@ -117,25 +118,33 @@ def render(board: dict[str, Any], seat: int | None) -> str:
 
 
 def _describe_last(last: dict[str, Any]) -> str:
+    return f"seat {last['seat']} {_last_phrase(last)}"
+
+
+def _last_phrase(last: dict[str, Any]) -> str:
+    """The last brick played, as a phrase: "placed brick 5 at (3,0)+(4,0)"."""
     to = last["to"]
     where = "+".join(f"({x},{y})" for x, y in _cells_of(to["x"], to["y"], to["dir"]))
     verb = "placed" if last["type"] == "place" else "moved"
-    text = f"seat {last['seat']} {verb} brick {last['brick']} to {where}"
+    text = f"{verb} brick {last['brick']} to {where}"
     if last.get("collapse"):
         text += " -- the wall collapsed"
     return text
 
 
 def describe_action(action: dict[str, Any]) -> str:
+    """The move exactly as it is typed (``parse_action`` reads it back), then its cubes."""
     kind = action.get("type")
     if kind in ("place", "move"):
         x, y, d = action["x"], action["y"], action["dir"]
         pair = _cells_of(x, y, d)
         faces = _faces(action["orange"], action["face"])
-        body = " | ".join(f"({cx},{cy}) {f}" for (cx, cy), f in zip(pair, faces, strict=True))
+        body = ", ".join(f"({cx},{cy}) {f}" for (cx, cy), f in zip(pair, faces, strict=True))
+        orange = ("left", "right") if d == "h" else ("bottom", "top")
+        typed = f"{x} {y} {d} {orange[action['orange']]} {action['face']}"
         if kind == "place":
-            return f"place {d} {x} {y}: {body}"
-        return f"move brick {action['brick']} to {d} {x} {y}: {body}"
+            return f"place {typed}  — {body}"
+        return f"move {action['brick']} {typed}  — {body}"
     if kind == "offer_draw":
         return "offer a draw"
     if kind == "accept_draw":
@@ -143,6 +152,29 @@ def describe_action(action: dict[str, Any]) -> str:
     if kind == "resign":
         return "resign"
     return str(action)
+
+
+def describe_reason(reason: str) -> str:
+    return _REASONS.get(reason, reason.replace("_", " "))
+
+
+def describe_news(
+    old: dict[str, Any], new: dict[str, Any], events: list[dict[str, Any]]
+) -> list[tuple[int | None, str]]:
+    """The brick played (the board's ``last``), draw offers and resignations."""
+    news: list[tuple[int | None, str]] = []
+    last = new.get("last")
+    if last and last != old.get("last"):
+        news.append((last["seat"], _last_phrase(last)))
+    for event in events:
+        kind = event.get("type")
+        if kind == "draw_offered":
+            news.append((event["seat"], "offered a draw"))
+        elif kind == "draw_agreed":
+            news.append((event["seat"], "accepted the draw"))
+        elif kind == "resign":
+            news.append((event["seat"], "resigned"))
+    return news
 
 
 def _int(token: str, what: str) -> int:

@@ -10,11 +10,12 @@ from typing import Any
 
 INPUT_HELP = """\
 Moves (positions count from 0, as printed above your row):
-  place P [N]     put the tile you hold (or, in setup, your setup tile) at position P,
-                  read as N (only needed for 16/91, 18/81, 19/61, 66/99, 68/89, 86/98)
+  place P [N]     put the tile you hold (or, in setup, your setup tile) at
+                  position P, read as N (only needed for 16/91, 18/81, 19/61,
+                  66/99, 68/89, 86/98)
   take            turn up a random face-down tile from the pool
   take N          take the face-up N lying in the pool
-  discard         put the tile you hold face up into the pool (only if it fits nowhere)
+  discard         put the tile you hold face up into the pool (it fits nowhere)
   move A B        move your face-down tile at position A to position B
   resign          leave the game"""
 
@@ -77,18 +78,76 @@ def render(board: dict[str, Any], seat: int | None) -> str:
             )
     for past in board["history"]:
         penalties = ", ".join(str(p) for p in past["penalties"])
-        lines.append(f"Round {past['round']}: seat {past['winner']} won; penalties {penalties}")
+        won = "stalled, no winner" if past["winner"] is None else f"seat {past['winner']} won"
+        lines.append(f"Round {past['round']}: {won}; penalties {penalties}")
     result = board["result"]
     if result is not None:
         winners = ", ".join(str(w) for w in result["winners"])
-        lines.append(f"{BOLD}Game over{RESET}: winner(s) seat {winners} - {result['reason']}")
+        lines.append(f"{BOLD}Game over{RESET}: winner(s) seat {winners} - {result['reason']}.")
     return "\n".join(lines)
+
+
+def render_compact(board: dict[str, Any], seat: int | None) -> str:
+    """The headline, the pool, your hand and row first; the others on one line each."""
+    full = render(board, seat).splitlines()
+    lines = full[:3] if board["hand"] is not None else full[:2]
+    players = board["players"]
+    mine = seat if seat is not None and 0 <= seat < len(players) else None
+    order = list(range(len(players)))
+    if mine is not None:
+        player = players[mine]
+        lines.append(f"{BOLD}{_seat_name(mine, seat)}{RESET}: penalty {player['penalty']}")
+        lines.extend(_row_lines(player["row"]))
+        if player["setup_tile"] is not None:
+            lines.append(f"  setup tile to insert: {_tile_text(player['setup_tile'])}")
+    for s in order:
+        if s != mine:
+            player = players[s]
+            gone = ", resigned" if player["resigned"] else ""
+            lines.append(
+                f"  {_seat_name(s, seat)}: {player['face_down']} face down, "
+                f"penalty {player['penalty']}{gone}"
+            )
+    result = board["result"]
+    if result is not None:
+        lines.append(full[-1])
+    return "\n".join(lines)
+
+
+def describe_news(
+    old: dict[str, Any], new: dict[str, Any], events: list[dict[str, Any]]
+) -> list[tuple[int | None, str]]:
+    """Takes, placements, discards, moves and round ends, in words."""
+    news: list[tuple[int | None, str]] = []
+    for e in events:
+        kind = e.get("type")
+        if kind == "take":
+            where = "a face-down tile" if e["source"] == "pool" else "a face-up tile"
+            shown = "/".join(str(n) for n in e["readings"])
+            news.append((e["seat"], f"took {where} from the pool: {shown}"))
+        elif kind == "place":
+            bonus = " (bonus turn)" if e.get("bonus") else ""
+            news.append((e["seat"], f"placed {e['number']} at position {e['pos']}{bonus}"))
+        elif kind == "insert":
+            news.append((e["seat"], f"inserted {e['number']} at position {e['pos']}"))
+        elif kind == "discard":
+            news.append((e["seat"], "put the tile face up into the pool"))
+        elif kind == "move":
+            news.append((e["seat"], f"moved a face-down tile from {e['from']} to {e['to']}"))
+        elif kind == "resign":
+            news.append((e["seat"], "resigned"))
+        elif kind == "round_end":
+            winner = "nobody" if e["winner"] is None else f"seat {e['winner']}"
+            news.append((None, f"round {e['round']} is over: {winner} won it"))
+    return news
 
 
 def describe_action(action: dict[str, Any]) -> str:
     kind = action.get("type")
     if kind == "insert":
-        return f"insert your setup tile as {action.get('reading')} at position {action['pos']}"
+        if "reading" not in action:
+            return f"insert your setup tile at position {action['pos']}"
+        return f"insert your setup tile as {action['reading']} at position {action['pos']}"
     if kind == "take":
         if action.get("source") == "faceup":
             return f"take the face-up {action.get('number')} from the pool"

@@ -12,17 +12,20 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-place a tile:  X Y R      (e.g. "3 -1 2": offset x=3, y=-1, turned 2 quarter turns clockwise)
+place a tile:  X Y R      (e.g. "3 -1 2": at x=3, y=-1, turned 2 quarter turns
+                          clockwise)
                X Y        (rotation 0)
                place X Y R  /  X,Y,R  are read the same way
 resign:        resign
-x grows to the right, y downward; (X, Y) is the top-left of the rotated tile's box."""
+x grows to the right, y downward; (X, Y) is the top-left of the turned tile's
+box."""
 
 _SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉"
 _COLOURS = ("\x1b[37m", "\x1b[32m", "\x1b[33m", "\x1b[35m", "\x1b[31m", "\x1b[36m")
 _RESET = "\x1b[0m"
 _BIG_TABLE = 6
 _LEADERBOARD = 10
+_COMPACT_OTHERS = 3
 
 
 def _sub(level: int) -> str:
@@ -107,6 +110,51 @@ def render(board: dict[str, Any], seat: int | None) -> str:
         lines.append(_player_line(s, players[s], seat))
         lines.extend(render_layout(players[s]["tiles"]))
     return "\n".join(lines)
+
+
+def render_compact(board: dict[str, Any], seat: int | None) -> str:
+    """The card and the viewer's layout first (the leader's for a spectator), then one
+    line per other seat."""
+    players: list[dict[str, Any]] = board["players"]
+    if not players:
+        return render(board, seat)
+    order = sorted(range(len(players)), key=lambda s: (-players[s]["score"], s))
+    mine = seat if seat is not None and 0 <= seat < len(players) else order[0]
+    if board["finished"]:
+        head = f"game over after round {board['round']}"
+    else:
+        head = f"round {board['round']}/{board['rounds']} · card {board['card']}"
+    lines = [f"{head} · {_player_line(mine, players[mine], seat)}"]
+    lines.extend(render_layout(players[mine]["tiles"]))
+    others = [s for s in order if s != mine]
+    for s in others[:_COMPACT_OTHERS]:
+        lines.append("  " + _player_line(s, players[s], seat))
+    if len(others) > _COMPACT_OTHERS:
+        lines.append(f"  … and {len(others) - _COMPACT_OTHERS} more players")
+    lines.append(f"cards still to come (digit:count): {_remaining(board)}")
+    return "\n".join(lines)
+
+
+def describe_news(
+    old: dict[str, Any], new: dict[str, Any], events: list[dict[str, Any]]
+) -> list[tuple[int | None, str]]:
+    """Placements and resignations, in words (the new card is in the header)."""
+    news: list[tuple[int | None, str]] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "placed":
+            rot = event["rot"]
+            turned = f", turned {rot}×90°" if rot else ""
+            news.append(
+                (
+                    event["seat"],
+                    f"placed the {event['digit']} at ({event['x']},{event['y']}){turned}, "
+                    f"level {event['level']} ({event['score']} points)",
+                )
+            )
+        elif kind == "resigned":
+            news.append((event["seat"], "resigned"))
+    return news
 
 
 def describe_action(action: dict[str, Any]) -> str:

@@ -1,9 +1,16 @@
 """CLI renderer for Termite Towers (``termite``; rules in docs/games/termite.md).
 
-Dice are written ``<seat><kind><value>``: ``0w3`` = seat 0's worker showing 3, ``2s6`` =
-seat 2's soldier, ``Nw4`` = a neutral die.  Cubes are colour initials (r y g b p w),
-coloured with ANSI.  A wall is drawn top row first with the column numbers underneath.
+Dice are written ``<owner><kind><value>``: ``0w3`` = seat 0's worker showing 3, ``2s6`` =
+seat 2's soldier, ``Nw4`` = a neutral die; cubes are colour initials (r y g b p w),
+coloured with ANSI.  Every screen carries the key (``KEY``) so the codes are never
+unexplained.  A wall is drawn top row first with the column numbers underneath.
 Face-down stake cards show ``?``; other players' hands show only their size.
+
+``render_compact`` (an 80x24 window) shows the pending choice, your own dice, rooms and
+wall side by side, the action cards and stakes, and one line per other seat.
+``choice_steps`` groups the legal actions into decisions -- a die, then a slot, then
+a helper -- so a turn is a few short lists instead of thousands of actions; rooms
+are picked by their own number.
 """
 
 from __future__ import annotations
@@ -13,20 +20,30 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-day:    DIE SLOT [hH [vV]]     place die DIE (index in your dice) on SLOT
-          slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect of D3),
-          R0-R7 (your rooms);  h5 = die 5 becomes a helper;  v4 = value for a room
+Easiest: type the number of a choice in the list under the board: a die, then
+a slot, then a helper.  Rooms are listed and typed by their number (3 = R3).
+Or type the move:
+day:    DIE SLOT [hH [vV]]   place die DIE (its number in your dice) on SLOT
+          slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect
+          of D3), R0-R7 (your rooms); h5 = die 5 helps; v4 = value in a room
           e.g.  "2 A4"   "2 E6 h5"   "2 R1 h5 v4"
-        queen royal_jelly DIE VALUE | queen swarm DIE... | queen mandibles STAKE ROOM
-        queen nursery ROOM | queen architect CARD|deck
+        queen royal_jelly DIE VALUE | queen swarm DIE... | queen nursery ROOM
+        queen mandibles STAKE ROOM | queen architect CARD|deck
 night:  answer the pending choice:
-          blueprint: CARD | deck          egg: ROOM          tunnel: EDGE (e.g. S-1a)
-          cube: SOURCE ROOM (D3 or D3/1a)  trade: cubes R:COLOUR R:COLOUR | egg ROOM |
-          queen CARD | blueprint CARD      trade_take: SOURCE COLUMN
-          move: ROOM ROOM COLOUR...  (the colours the first room holds afterwards)
-          build: ROOM CARD ROTATION COLUMN    bonus: SPACE
+          blueprint: CARD | deck        egg: ROOM (3 or R3)
+          tunnel: EDGE (e.g. S-1a)      cube: SOURCE ROOM (D3 or D3/1a)
+          trade: cubes R:COLOUR R:COLOUR | egg ROOM | queen CARD |
+                 blueprint CARD
+          trade_take: SOURCE COLUMN [ROW]   bonus: SPACE
+          move: ROOM ROOM COLOUR...  (the colours the first room keeps)
+          build: ROOM CARD ROTATION COLUMN [ROW]  (no row: dropped down)
+          colours in full or by initial: r red, y yellow, g green, b blue,
+          p purple, w white
         pass (skip an optional trade, move or build)
 any time: resign, or a raw JSON action such as {"type": "pass"}"""
+
+KEY = "key: 0w3 = seat 0's worker showing 3 · s soldier · N neutral · cubes r y g b p w"
+"""Under every board; ``help`` spells the cube colours out."""
 
 _RESET = "\x1b[0m"
 _ANSI = {
@@ -37,13 +54,38 @@ _ANSI = {
     "p": "\x1b[35m",
     "w": "\x1b[37m",
 }
+_COLOURS = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "p": "purple", "w": "white"}
 _CARD_NAMES = {
     "A": "A blueprint",
-    "C": "C lay egg ",
+    "C": "C egg     ",
     "E": "E trade   ",
     "G": "G queen   ",
 }
+_WIDTH = 79
 _SLOT_NAMES = {"A": "blueprint", "C": "egg", "E": "trade", "G": "queen card"}
+_SLOT_WORDS = {
+    "A": "take a blueprint",
+    "C": "lay an egg",
+    "E": "trade to build",
+    "G": "draw a queen card",
+}
+_QUEEN_WORDS = {
+    "royal_jelly": "royal jelly (set a die to any value)",
+    "swarm": "swarm (reroll dice)",
+    "mandibles": "mandibles (a cube into a room)",
+    "nursery": "nursery (an egg into an empty room)",
+    "architect": "architect (take a blueprint)",
+}
+_BONUS_WORDS = {
+    "worker": "+1 worker die",
+    "soldier": "+1 soldier die",
+    "room": "+1 room",
+    "blueprint": "a blueprint",
+    "queen": "a queen card",
+    "egg": "an egg into an empty room",
+    "cubes": "2 cubes of one colour",
+    "points": "+2 points",
+}
 
 
 def _cube(initial: str) -> str:
@@ -86,6 +128,16 @@ def _stakes(board: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _stakes_compact(board: dict[str, Any]) -> list[str]:
+    """The six stakes in two lines: colour, cubes left, dice on the tunnel/collect slots."""
+    parts = []
+    for st in board["stakes"]:
+        dig = ",".join(_die(d) for d in st["tunnel"]) or "-"
+        collect = ",".join(_die(d) for d in st["collect"]) or "-"
+        parts.append(f"D{st['area']} {st['colour']} {st['cubes']} t:{dig} c:{collect}")
+    return ["stakes: " + " | ".join(parts[:3]), "        " + " | ".join(parts[3:])]
+
+
 def render_wall(wall: list[str]) -> list[str]:
     """The wall, top row first, with row numbers and the column numbers underneath."""
     lines = [
@@ -94,6 +146,24 @@ def render_wall(wall: list[str]) -> list[str]:
     width = len(wall[0]) if wall else 0
     lines.append("       " + "".join(str(x) for x in range(width)))
     return lines
+
+
+def _dice_text(p: dict[str, Any]) -> str:
+    dice = []
+    for i, d in enumerate(p["dice"]):
+        where = {None: "", "H": " helper", "X": " out"}.get(d["at"], f" {d['at']}")
+        dice.append(f"{i}:{d['kind'][0]}{d['value']}{where}")
+    return "your dice (number:kind value, where): " + " ".join(dice)
+
+
+def _rooms_text(p: dict[str, Any]) -> list[str]:
+    rooms = []
+    for r, room in enumerate(p["rooms"]):
+        content = "egg" if room["egg"] else _cubes(room["cubes"]) or "empty"
+        dice_txt = f" dice {','.join(str(i) for i in room['dice'])}" if room["dice"] else ""
+        rooms.append(f"R{r}[{content}{dice_txt}]")
+    half = (len(rooms) + 1) // 2
+    return ["rooms: " + " ".join(rooms[:half]), "       " + " ".join(rooms[half:])]
 
 
 def _player(board: dict[str, Any], seat: int, viewer: int | None) -> list[str]:
@@ -108,27 +178,18 @@ def _player(board: dict[str, Any], seat: int, viewer: int | None) -> list[str]:
     ]
     hand = ", ".join(p["hand"]) if p["hand"] is not None else f"{p['hand_count']} card(s)"
     queens = ", ".join(p["queens"]) if p["queens"] is not None else f"{p['queen_count']} card(s)"
-    lines.append(f"  hand: {hand or '-'}   queen cards: {queens or '-'}")
+    lines.append(f"  blueprints in hand: {hand or '-'}   queen cards: {queens or '-'}")
     lines.append(
         f"  built: {', '.join(p['built']) or '-'}   bonus spaces: {', '.join(p['bonus']) or '-'}"
     )
-    dice = []
-    for i, d in enumerate(p["dice"]):
-        where = {None: "", "H": "@helper", "X": "@out"}.get(d["at"], f"@{d['at']}")
-        dice.append(f"{i}:{d['kind'][0]}{d['value']}{where}")
-    lines.append("  dice: " + " ".join(dice))
-    rooms = []
-    for r, room in enumerate(p["rooms"]):
-        content = "egg" if room["egg"] else _cubes(room["cubes"]) or "empty"
-        dice_txt = f" d{','.join(str(i) for i in room['dice'])}" if room["dice"] else ""
-        rooms.append(f"R{r}[{content}{dice_txt}]")
-    lines.append("  rooms: " + " ".join(rooms))
+    lines.append("  " + _dice_text(p))
+    lines.extend("  " + line for line in _rooms_text(p))
     lines.append("  wall:")
     lines.extend(render_wall(p["wall"]))
     return lines
 
 
-def render(board: dict[str, Any], seat: int | None) -> str:
+def _headline(board: dict[str, Any], seat: int | None) -> list[str]:
     lines = [
         f"Termite Towers: round {board['round']}, {board['phase']}, start player seat "
         f"{board['start']}, game ends at {board['rows_to_end']} rows or an empty queen deck"
@@ -136,16 +197,21 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     result = board.get("result")
     if result:
         names = ", ".join(f"seat {s}" for s in result["winners"]) or "nobody"
-        lines.append(
-            f"Game over ({result['reason']}). Scores: {result['scores']}. Winner(s): {names}"
-        )
+        points = ", ".join(f"seat {s} {n}" for s, n in enumerate(result["scores"]))
+        lines.append(f"Game over: {result['reason']}. Scores: {points}. Winner(s): {names}")
     pending = board.get("pending")
     if pending:
         who = "you" if pending["seat"] == seat else f"seat {pending['seat']}"
-        lines.append(f"Waiting for {who}: {pending['prompt']}")
+        lines.append(f"Waiting for {who}: {_prompt(pending)}")
     elif board["to_act"]:
         who = "you" if board["to_act"][0] == seat else f"seat {board['to_act'][0]}"
         lines.append(f"To place a die: {who}")
+    return lines
+
+
+def render(board: dict[str, Any], seat: int | None) -> str:
+    lines = _headline(board, seat)
+    lines.append(KEY)
     lines.extend(_action_cards(board))
     lines.extend(_stakes(board))
     bps = board["blueprints"]
@@ -161,6 +227,147 @@ def render(board: dict[str, Any], seat: int | None) -> str:
         lines.append("")
         lines.extend(_player(board, s, seat))
     return "\n".join(lines)
+
+
+def render_compact(board: dict[str, Any], seat: int | None) -> str:
+    """The pending choice; your wall with your score, cards, rooms and dice beside it;
+    the action cards and stakes; one line per other seat; the key."""
+    players = board["players"]
+    mine = seat if seat is not None and 0 <= seat < len(players) else board["start"]
+    p = players[mine]
+    headline = _headline(board, seat)
+    lines = [f"Round {board['round']}, {board['phase']}" + "".join(f" — {x}" for x in headline[1:])]
+    hand = ", ".join(p["hand"]) if p["hand"] is not None else f"{p['hand_count']} cards"
+    queens = ", ".join(p["queens"]) if p["queens"] is not None else f"{p['queen_count']} cards"
+    info = [
+        f"{'you' if mine == seat else f'seat {mine}'}: score {p['score']}, rows {p['rows']}, "
+        f"tunnels left {p['tunnels_left']}, hatched {p['hatched']}",
+        f"blueprints: {hand or '-'}; queen cards: {queens or '-'}",
+        *_rooms_text(p),
+        f"face-up blueprints: {', '.join(board['blueprints']['face_up']) or '-'}",
+    ]
+    wall = [line[3:] for line in render_wall(p["wall"])]
+    for n in range(max(len(wall), len(info))):
+        left = wall[n] if n < len(wall) else ""
+        pad = 12 - len(re.sub(r"\x1b\[[0-9;]*m", "", left))
+        right = info[n] if n < len(info) else ""
+        lines.append(f"{left}{' ' * pad}{right}".rstrip())
+    lines.append(_dice_text(p))
+    cards = [
+        f"{_CARD_NAMES[card].strip()} "
+        + " ".join(f"{v}:{_die(d) if d else '·'}" for v, d in enumerate(row, 1))
+        for card, row in board["cards"].items()
+    ]
+    pairs = [f"{a} | {b}" for a, b in zip(cards[::2], cards[1::2], strict=False)]
+    lines.extend(pairs if max(map(len, pairs), default=0) <= _WIDTH else cards)
+    lines.extend(_stakes_compact(board))
+    for s, other in enumerate(players):
+        if s != mine:
+            placed = sum(1 for d in other["dice"] if d["at"] is not None)
+            lines.append(
+                f"seat {s}: score {other['score']}, rows {other['rows']}, "
+                f"{len(other['dice'])} dice ({placed} placed)"
+                + (", resigned" if other["resigned"] else "")
+            )
+    lines.append(KEY)
+    return "\n".join(lines)
+
+
+def rank_key(board: dict[str, Any], seat: int, score: int) -> tuple[int, ...]:
+    """docs/games/termite.md "End": score, then completed rows, wall cubes, fewer dice."""
+    p = board["players"][seat]
+    cubes = sum(1 for row in p["wall"] for c in row if c != ".")
+    return (score, p["rows"], cubes, -len(p["dice"]))
+
+
+def describe_reason(reason: str) -> str:
+    return reason
+
+
+def describe_news(
+    old: dict[str, Any], new: dict[str, Any], events: list[dict[str, Any]]
+) -> list[tuple[int | None, str]]:
+    """Dice placed (read from the boards) and the night's events, in words."""
+    news: list[tuple[int | None, str]] = []
+    for s, player in enumerate(new["players"]):
+        before = old["players"][s]["dice"] if s < len(old["players"]) else []
+        for i, d in enumerate(player["dice"]):
+            was = before[i]["at"] if i < len(before) else None
+            if d["at"] != was and d["at"] not in (None, "X"):
+                what = f"die {i} ({d['kind']} {d['value']})"
+                if d["at"] == "H":
+                    news.append((s, f"used {what} as a helper"))
+                else:
+                    news.append((s, f"put {what} on {_slot_words(str(d['at']))}"))
+    for e in events:
+        phrase = _event_phrase(e)
+        if phrase is not None:
+            news.append((e.get("seat") if isinstance(e.get("seat"), int) else None, phrase))
+    return news
+
+
+_EVENT_WORDS = {
+    "hatched": "hatched a {kind} die from room R{room}",
+    "egg": "laid an egg in room R{room}",
+    "tunnel": "dug tunnel {edge} at D{area}",
+    "cube": "took a {colour} cube from {source} into room R{room}",
+    "wall_cube": "put a {colour} cube from {source} into wall column {column}",
+    "queen_drawn": "drew a queen card",
+    "queen_played": "played the queen card {card_words}",
+    "bonus": "took the bonus {space_words}",
+    "passed": "passed ({choice})",
+    "trade": "traded to build",
+    "moved": "moved cubes between rooms R{rooms[0]} and R{rooms[1]}",
+    "rows": "now has {rows} completed wall rows",
+    "resigned": "resigned",
+    "bumped": "had die {die} bumped from {slot}",
+    "night": "night falls: the actions resolve from A to G",
+    "round": "round {round} begins; seat {start} starts",
+}
+"""Game events in words (``blueprint`` is worded by :func:`_event_phrase`)."""
+
+
+def _event_phrase(e: dict[str, Any]) -> str | None:
+    kind = e.get("type")
+    if kind == "blueprint":
+        return "took a blueprint" + (f": {e['card']}" if e.get("card") else " (none left)")
+    words = _EVENT_WORDS.get(str(kind))
+    if words is None:
+        return None
+    card, space = e.get("card"), e.get("space")
+    return words.format(
+        **e,
+        card_words=_QUEEN_WORDS.get(str(card), card),
+        space_words=_BONUS_WORDS.get(str(space), space),
+    )
+
+
+_PROMPTS = {
+    "blueprint": "take a blueprint (a face-up one or the deck's top)",
+    "egg": "put an egg into one of your empty rooms",
+    "cube": "take a cube from {from} into one of your rooms",
+    "trade_take": "take the cube you bought into a wall column",
+}
+_SYNTAX = re.compile(r":?\s*(choose\s+)?\w+=<.*$")
+
+
+def _prompt(pending: dict[str, Any]) -> str:
+    """The pending choice in words (the server's prompt without its ``key=<…>`` syntax)."""
+    text = _PROMPTS.get(str(pending.get("kind")))
+    if text is not None:
+        return text.format(**{"from": pending.get("from", "a main stake")})
+    return _SYNTAX.sub("", str(pending["prompt"]))
+
+
+def _slot_words(slot: str) -> str:
+    """``A4`` -> "A4 (take a blueprint)", ``D3c`` -> "D3 collect", ``R2`` -> "room R2"."""
+    if slot[:1] in _SLOT_WORDS:
+        return f"{slot} ({_SLOT_WORDS[slot[0]]})"
+    if slot.startswith("D"):
+        return f"D{slot[1:-1]} {'tunnel (dig)' if slot.endswith('t') else 'collect (cubes)'}"
+    if slot.startswith("R"):
+        return f"room R{slot[1:]}"
+    return slot
 
 
 # --- Actions --------------------------------------------------------------------------------------
@@ -207,7 +414,7 @@ def _describe_choice(a: dict[str, Any]) -> str:
     if "rotation" in a:
         return (
             f"build {a['blueprint']} from room {a['room']}, rotation {a['rotation']}, "
-            f"column {a['column']}"
+            f"column {a['column']}{_at_row(a)}"
         )
     if "blueprint" in a:
         return (
@@ -216,7 +423,7 @@ def _describe_choice(a: dict[str, Any]) -> str:
             else f"take blueprint {a['blueprint']}"
         )
     if "column" in a:
-        return f"take a cube from {a['source']} into wall column {a['column']}"
+        return f"take a cube from {a['source']} into wall column {a['column']}{_at_row(a)}"
     if "source" in a:
         return f"take a cube from {a['source']} into room {a['room']}"
     if "room" in a:
@@ -225,6 +432,142 @@ def _describe_choice(a: dict[str, Any]) -> str:
 
 
 _PLACE = re.compile(r"^(?:place\s+)?(\d+)\s+([a-z]\d[tc]?)(?:\s+h(\d+))?(?:\s+v(\d))?$")
+
+
+def choice_steps(
+    action: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> list[tuple[str | None, str]]:
+    """The action as decisions: die, slot, helper (day); card, details (queen); the
+    night's choice by its parts.  Rooms are keyed by their own number."""
+    kind = action.get("type")
+    if kind == "place_die":
+        return _place_steps(action, board, seat)
+    if kind == "play_queen":
+        card = str(action.get("card"))
+        title = f"play the queen card {_QUEEN_WORDS.get(card, card)}"
+        return [(None, title), *_queen_steps(action, board, seat)]
+    if kind == "choose":
+        return _choice_steps(action)
+    if kind == "pass":
+        return [("pass", "pass (skip this)")]
+    if kind == "resign":
+        return [("resign", "resign (leave the game)")]
+    return [(None, describe_action(action))]
+
+
+def _queen_steps(
+    action: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> list[tuple[str | None, str]]:
+    """A queen card's details as decisions (a swarm: which of your first unplaced dice,
+    then which of the others -- two lists of at most 32 instead of hundreds)."""
+    card = action.get("card")
+    if card == "royal_jelly":
+        value = action["value"]
+        return [(None, f"die {action['die']}"), (str(value), f"set it to {value}")]
+    if card == "swarm":
+        dice = list(action["dice"])
+        mine = board["players"][seat]["dice"] if seat is not None else []
+        free = [i for i, d in enumerate(mine) if d["at"] is None] or dice
+        first, second = free[: (len(free) + 1) // 2], free[(len(free) + 1) // 2 :]
+        steps: list[tuple[str | None, str]] = []
+        for half in (first, second):
+            if half:
+                picked = ", ".join(str(d) for d in dice if d in half) or "none"
+                steps.append((None, f"reroll of dice {', '.join(map(str, half))}: {picked}"))
+        return steps
+    if card == "mandibles":
+        room = action["room"]
+        return [(None, f"a cube from D{action['stake']}"), (str(room), f"into room R{room}")]
+    if "room" in action:
+        return [(str(action["room"]), f"room R{action['room']}")]
+    if "blueprint" in action:
+        return [(None, f"blueprint {action['blueprint']}")]
+    return [(None, describe_action(action))]
+
+
+def _place_steps(
+    action: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> list[tuple[str | None, str]]:
+    """Die, then the card (or your rooms), then the slot, then the helper (and value)."""
+    index = int(action["die"])
+    dice = board["players"][seat]["dice"] if seat is not None else []
+    die = dice[index] if 0 <= index < len(dice) else None
+    label = f"die {index}" + (f": {die['kind']} showing {die['value']}" if die else "")
+    slot = str(action["slot"])
+    steps: list[tuple[str | None, str]] = [(None, f"place {label}")]
+    if slot.startswith("R"):
+        steps.append((None, "into one of your rooms"))
+        steps.append((slot[1:], f"room R{slot[1:]}"))
+    else:
+        card = (
+            slot[0]
+            if slot[:1] in _SLOT_WORDS
+            else f"D {'tunnel' if slot.endswith('t') else 'collect'}"
+        )
+        words = _SLOT_WORDS.get(slot[0]) or (
+            "dig a tunnel" if slot.endswith("t") else "collect cubes"
+        )
+        steps.append((None, f"on {card}: {words}"))
+        value = slot[1:2]
+        rolled = die is not None and str(die["value"]) == value
+        steps.append(
+            (None, f"slot {slot}" + (" (as rolled)" if rolled else " (needs a helper die)"))
+        )
+    if "helper" not in action:
+        steps.append((None, "as it is (no helper)"))
+    else:
+        steps.append((None, f"with die {action['helper']} as its helper"))
+        if "value" in action:
+            steps.append((str(action["value"]), f"counting as {action['value']}"))
+    return steps
+
+
+def _row_step(a: dict[str, Any]) -> tuple[str | None, str]:
+    """Where in the column a wall piece goes: dropped down, or set at a row."""
+    if "row" in a:
+        return (None, f"set at row {a['row']}")
+    return (None, "dropped straight down")
+
+
+def _at_row(a: dict[str, Any]) -> str:
+    return f", at row {a['row']}" if "row" in a else ""
+
+
+def _choice_steps(a: dict[str, Any]) -> list[tuple[str | None, str]]:
+    if "source" in a and "room" in a:
+        return [
+            (None, f"take a cube from {a['source']}"),
+            (str(a["room"]), f"into room R{a['room']}"),
+        ]
+    if "source" in a and "column" in a:
+        return [
+            (None, f"take a cube from {a['source']}"),
+            (None, f"into wall column {a['column']}"),
+            _row_step(a),
+        ]
+    if "rotation" in a:
+        return [
+            (None, f"build {a['blueprint']}"),
+            (str(a["room"]), f"with the cubes of room R{a['room']}"),
+            (None, f"turned {a['rotation']}×90°"),
+            (None, f"in column {a['column']}"),
+            _row_step(a),
+        ]
+    if "rooms" in a:
+        first, second = a["rooms"]
+        keeps = " ".join(a["cubes"]) or "nothing"
+        return [
+            (None, f"move cubes between rooms R{first} and R{second}"),
+            (None, f"R{first} keeps {keeps}, R{second} the rest"),
+        ]
+    if "pay" in a:
+        return [
+            (None, f"pay with {'cubes' if a['pay'] == 'cubes' else 'a ' + a['pay']}"),
+            (None, _describe_choice(a)),
+        ]
+    if "room" in a:
+        return [(str(a["room"]), f"room R{a['room']}")]
+    return [(None, _describe_choice(a))]
 
 
 def _ints(words: list[str], what: str) -> list[int]:
@@ -290,6 +633,17 @@ def _parse_queen(words: list[str]) -> dict[str, Any]:
     raise ValueError(f"cannot read 'queen {' '.join(words)}' (see help)")
 
 
+def _room(word: str) -> int:
+    """A room typed as ``3`` or ``R3``."""
+    return _ints([word.lower().removeprefix("r")], "ROOM")[0]
+
+
+def _colour(word: str) -> str:
+    """A cube colour typed in full or by its initial (``r`` = red, ``p`` = purple)."""
+    low = word.lower()
+    return _COLOURS.get(low, low)
+
+
 def _source(word: str) -> str:
     return word[0].upper() + word[1:].lower()
 
@@ -312,37 +666,43 @@ def _parse_choice(kind: str, words: list[str]) -> dict[str, Any]:
     if kind == "blueprint" and n == 1:
         return {**base, "blueprint": _card(words[0])}
     if kind == "egg" and n == 1:
-        return {**base, "room": _ints(words, "ROOM")[0]}
+        return {**base, "room": _room(words[0])}
+    if kind == "egg" and n == 2 and words[0].lower() == "room":
+        return {**base, "room": _room(words[1])}
     if kind == "tunnel" and n == 1:
         return {**base, "edge": _edge(words[0])}
     if kind == "cube" and n == 2:
-        return {**base, "source": _source(words[0]), "room": _ints(words[1:], "ROOM")[0]}
-    if kind == "trade_take" and n == 2:
-        return {**base, "source": _source(words[0]), "column": _ints(words[1:], "COLUMN")[0]}
+        return {**base, "source": _source(words[0]), "room": _room(words[1])}
+    if kind == "trade_take" and n in (2, 3):
+        at = _ints(words[1:], "COLUMN [ROW]")
+        taken = {**base, "source": _source(words[0]), "column": at[0]}
+        return taken if n == 2 else {**taken, "row": at[1]}
     if kind == "bonus" and n == 1:
         return {**base, "space": words[0].lower()}
-    if kind == "build" and n == 4:
-        room, rotation, column = _ints([words[0], words[2], words[3]], "ROOM, ROTATION, COLUMN")
-        return {
+    if kind == "build" and n in (4, 5):
+        room = _room(words[0])
+        numbers = _ints(words[2:], "ROTATION, COLUMN [ROW]")
+        built = {
             **base,
             "room": room,
             "blueprint": _card(words[1]),
-            "rotation": rotation,
-            "column": column,
+            "rotation": numbers[0],
+            "column": numbers[1],
         }
+        return built if n == 4 else {**built, "row": numbers[2]}
     if kind == "move" and n >= 2:
-        a, b = _ints(words[:2], "ROOM ROOM")
-        return {**base, "rooms": [a, b], "cubes": sorted(w.lower() for w in words[2:])}
+        a, b = _room(words[0]), _room(words[1])
+        return {**base, "rooms": [a, b], "cubes": sorted(_colour(w) for w in words[2:])}
     if kind == "trade" and n >= 2:
         pay = words[0].lower()
         if pay == "cubes" and n == 3:
             cubes: list[list[Any]] = []
             for item in words[1:]:
                 room_text, _, colour = item.partition(":")
-                cubes.append([_ints([room_text], "ROOM")[0], colour.lower()])
+                cubes.append([_room(room_text), _colour(colour)])
             return {**base, "pay": "cubes", "cubes": sorted(cubes)}
         if pay == "egg" and n == 2:
-            return {**base, "pay": "egg", "room": _ints(words[1:], "ROOM")[0]}
+            return {**base, "pay": "egg", "room": _room(words[1])}
         if pay == "queen" and n == 2:
             return {**base, "pay": pay, "card": words[1].lower()}
         if pay == "blueprint" and n == 2:

@@ -1,8 +1,11 @@
 // The browser UI in a real headless Chromium against a real hub: two players play
 // 9-tower by clicking (one with a mouse at desktop width, one by tapping at phone
 // width), a third browser spectates from the live lobby and sees the same boards; an
-// illegal drop shows the rule it breaks; wall duel, number row and Termite Towers
-// tables render and accept a move.  Screenshots go to artifacts/screenshots/.
+// illegal drop shows the rule it breaks; a whole 9-tower game against a bot reaches the
+// end screen; the timer's move gets a notice; the phone lobby puts "Start a game"
+// first; wall duel, number row and Termite Towers tables render and accept moves, and
+// Termite's night choices are answered in steps.  Every page fails the run on any
+// console warning or error.  Screenshots go to artifacts/screenshots/.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -119,7 +122,7 @@ async function placeByClicking(page, table, { tap = false, highest = false } = {
     ({ t, v }) => window.tablehub.client.tables.get(t).version > v,
     { t: table, v: after },
   );
-  await page.waitForSelector('.n9-status:text-matches("^Placed|^Place the")');
+  await page.waitForSelector('.n9-status:text-matches("^Placed|^Place the|^The game is over")');
 }
 
 describe('9-tower in the browser', () => {
@@ -129,6 +132,7 @@ describe('9-tower in the browser', () => {
     const carol = await open('carol');
     await screenshot(alice, 'lobby');
     await screenshot(bob, 'lobby-phone');
+    assert.ok(await alice.evaluate(() => window.tablehub.protocol !== null), 'the protocol schemas loaded');
 
     const table = await createTable(alice, 'nmbr9', { seats: 2, bots: false });
     assert.match(table, /^[0-9a-f]+$/);
@@ -203,6 +207,146 @@ describe('9-tower in the browser', () => {
   });
 });
 
+/** Every log line, newest first. */
+const logLines = (page) => page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
+
+/** Log lines are sentences for people: no field dumps, codes or null. */
+function assertReadable(lines) {
+  assert.ok(lines.length > 0, 'the log has lines');
+  for (const line of lines) assert.doesNotMatch(line, /[{}[\]_]|\bnull\b|\bundefined\b|NaN|\(\w+ \w+,/, line);
+}
+
+describe('9-tower to the end', () => {
+  it('a whole game against a bot ends on a score breakdown; drag from the preview works', async () => {
+    const page = await open('hal');
+    const table = await createTable(page, 'nmbr9', { seats: 2, bots: true, options: { seed: 11 } });
+    await roundIs(page, 1);
+    // Drag the preview onto the board: the ghost lands pinned where it was let go.
+    const box = await page.$eval('.n9-big', (el) => { const v = el.viewBox.baseVal; return { x: v.x, y: v.y, w: v.width, h: v.height }; });
+    const cell = { x: box.x + Math.floor(box.w / 2), y: box.y + Math.floor(box.h / 2) };
+    const from = await page.$eval('.n9-preview', (el) => { const r = el.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    const to = await cellPoint(page, '.n9-big', cell.x, cell.y);
+    await page.mouse.move(to.x, to.y, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForSelector('.n9-ghost.pinned.legal');
+    await page.keyboard.press('Escape');
+
+    for (let round = 1; round <= 20; round++) {
+      await roundIs(page, round);
+      // The board keeps its frame while the tiles fit: no jump after Confirm.
+      const before = await page.$eval('.n9-big', (el) => el.getAttribute('viewBox'));
+      await placeByClicking(page, table, { highest: true });
+      if (round < 20) {
+        await roundIs(page, round + 1);
+        const after = await page.$eval('.n9-big', (el) => el.getAttribute('viewBox'));
+        const [bx, by] = before.split(' ').map(Number);
+        const [ax, ay] = after.split(' ').map(Number);
+        assert.ok(ax <= bx && ay <= by, `the frame only grows: ${before} -> ${after}`);
+      }
+      if (round === 12) await screenshot(page, 'nmbr9-round12');
+    }
+    await page.waitForSelector('.end-screen:not([hidden]) .end-table');
+    const rows = await page.$$eval('.end-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const head = await page.$$eval('.end-table thead th', (ths) => ths.map((th) => th.textContent));
+    assert.equal(rows.length, 2);
+    assert.deepEqual(head.slice(0, 2), ['Place', 'Player']);
+    assert.equal(head.at(-1), 'Score');
+    assert.equal(head.at(-2), 'tiles');
+    for (const row of rows) {
+      const levels = row.slice(2, -2).map(Number);
+      assert.equal(levels.reduce((a, b) => a + b, 0), Number(row.at(-1)), `levels add up to the score: ${row}`);
+      assert.equal(row.at(-2), '20', 'twenty tiles each');
+    }
+    assert.match(await page.textContent('.end-screen h2'), /^Game over — (You win|bot 2 wins|You share the win)/);
+    assert.match(await page.textContent('.end-reason'), /^All 20 cards were played\.$/);
+    assertReadable(await logLines(page));
+    await screenshot(page, 'nmbr9-end');
+    assert.deepEqual(page.problems, []);
+  });
+
+  it('says when the timer played a move for you', async () => {
+    const page = await open('ivy');
+    await createTable(page, 'nmbr9', { seats: 2, bots: true, options: { turn_seconds: 1 } });
+    await page.waitForSelector('.timer-notice:not([hidden])', { timeout: 15000 });
+    assert.equal(await page.textContent('.timer-notice'), 'Time ran out: the bot played your move.');
+    assert.ok((await logLines(page)).includes('Time ran out: the bot played your move.'));
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('the lobby on a phone', () => {
+  it('puts "Start a game" first, in words, and opens the table at its top', async () => {
+    const page = await open('gil', { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const games = await page.$eval('.lobby .games', (el) => el.getBoundingClientRect().top);
+    const tables = await page.$eval('.lobby .tables', (el) => el.getBoundingClientRect().top);
+    assert.ok(games < tables, 'the create form comes before the table list');
+    const text = await page.textContent('.lobby');
+    for (const raw of ['symbols_vs_colors', 'move_limit', 'turn_seconds', 'rows_to_end', 'move limit', '{"type"']) assert.ok(!text.includes(raw), `no raw "${raw}" in the lobby`);
+    assert.match(text, /symbols against colours/);
+    await page.locator('.game-card[data-game="brix"] details.rules summary').tap();
+    assert.match(await page.textContent('.game-card[data-game="brix"] details.rules'), /Four in a straight line/);
+    await screenshot(page, 'lobby-phone-rules');
+    await page.locator('.game-card[data-game="brix"] details.rules summary').tap();
+    await createTable(page, 'nmbr9', { seats: 2, bots: true });
+    await page.waitForSelector('.n9-big');
+    assert.equal(await page.evaluate(() => window.scrollY), 0, 'the table page opens at its top');
+    assert.match(await page.textContent('.n9-status'), /tap your board/);
+    await screenshot(page, 'table-phone');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('a game without its own view', () => {
+  it('shows the board and the moves in words, chosen in steps', async () => {
+    const page = await open('lee');
+    const out = await page.evaluate(async () => {
+      const { createView } = await import('/ui/games/generic.js');
+      const root = document.createElement('div');
+      document.body.append(root);
+      const acted = [];
+      const legal = [{ type: 'place', x: 1, y: 2 }, { type: 'place', x: 1, y: 3 }, { type: 'pass' }];
+      const ctx = { seat: 0, seatName: (s) => `seat ${s + 1}`, act: async (a) => (acted.push(a), true), legal: async () => legal };
+      const view = createView(root, ctx);
+      await view.update({ status: 'playing', to_act: [0], board: { round: 2, open_cards: [3, 4], last_player: null } });
+      const buttons = () => [...root.querySelectorAll('button.legal-action')];
+      const texts = [buttons().map((b) => b.textContent)];
+      buttons().find((b) => b.textContent === 'place').click();
+      texts.push(buttons().map((b) => b.textContent));
+      buttons().find((b) => b.textContent === '3').click(); // act() records synchronously
+      const board = root.querySelector('.generic-board').textContent;
+      root.remove();
+      return { texts, acted, board };
+    });
+    assert.deepEqual(out.texts, [['place', 'pass'], ['2', '3']]);
+    assert.deepEqual(out.acted, [{ type: 'place', x: 1, y: 3 }]);
+    assert.equal(out.board, 'round2open cards3, 4last player—');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('bot levels', () => {
+  it('are offered when the server lists them, and not otherwise', async () => {
+    const page = await open('kim');
+    assert.equal(await page.$$eval('select[name="bot_level"]', (els) => els.length), 0, 'today\'s server lists none');
+    await page.evaluate(() => {
+      const game = window.tablehub.games.find((g) => g.id === 'brix');
+      game.bot_levels = [
+        { id: 'easy', name: 'Easy', description: 'plays the first legal move' },
+        { id: 'fair', name: 'Fair', description: 'looks one move ahead' },
+      ];
+      game.default_bot_level = 'fair';
+      window.tablehub.go('#/');
+    });
+    const select = page.locator('.new-table[data-game="brix"] select[name="bot_level"]');
+    assert.equal(await select.inputValue(), 'fair', 'the default level is chosen');
+    assert.deepEqual(await select.locator('option').allTextContents(), ['Easy', 'Fair']);
+    assert.equal(await page.$$eval('select[name="bot_level"]', (els) => els.length), 1, 'only where listed');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
 describe('the other games', () => {
   it('wall duel: place bricks by clicking targets, then move one', async () => {
     const page = await open('dora');
@@ -234,7 +378,8 @@ describe('the other games', () => {
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     await page.waitForFunction((b) => document.querySelector('.bx-info').textContent !== b, before);
     const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
-    assert.ok(log.some((line) => /dora \(you\) moved brick/.test(line)), log.join('\n'));
+    assert.ok(log.some((line) => /dora \(you\) moved a brick, now (lying|standing) on (the ground|row \d+)\./.test(line)), log.join('\n'));
+    assertReadable(log);
     await screenshot(page, 'brix');
     assert.deepEqual(page.problems, []);
   });
@@ -268,6 +413,7 @@ describe('the other games', () => {
     }
     const log = await page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
     assert.ok(log.some((line) => /eve \(you\) took \d+ from the face-down pool/.test(line)), log.join('\n'));
+    assertReadable(log);
     await screenshot(page, 'completto');
     assert.deepEqual(page.problems, []);
   });
@@ -285,6 +431,113 @@ describe('the other games', () => {
     await page.waitForFunction((n) => document.querySelectorAll('.tm-mine .tm-die.placed').length > n, before);
     await screenshot(page, 'termite');
     assert.deepEqual(page.problems, []);
+  });
+});
+
+/** Slot patterns a solo Termite player cycles through by day (to meet every kind of night). */
+const TERMITE_SLOTS = [/^R/, /^D\dc/, /^E/, /^R/, /^A/, /^D\dc/, /^C/, /^G/, /^D\dt/];
+const NIGHT_KINDS = ['blueprint', 'egg', 'cube', 'trade', 'trade_take', 'tunnel'];
+
+describe('Termite Towers in steps', () => {
+  it('a solo game: dice by clicking, each night choice answered in a few steps', async () => {
+    const page = await open('jo');
+    const table = await createTable(page, 'termite', { seats: 1, bots: false, options: { seed: 2 } });
+    await page.waitForSelector('.tm-cards .tm-slot');
+    const seen = new Map(); // night kind -> the questions its answer took
+    let day = 0;
+    let roomQuestions = 0;
+    let columnQuestions = 0;
+    for (let step = 0; step < 120 && NIGHT_KINDS.some((k) => !seen.has(k)); step++) {
+      const state = await page.evaluate(async (t) => {
+        const { client } = window.tablehub;
+        const { view, version } = client.tables.get(t);
+        return { version, status: view.status, pending: view.board.pending, legal: view.status === 'playing' ? (await client.legal(t)).actions : [] };
+      }, table);
+      if (state.status !== 'playing') break;
+      // Wait until the page shows this version's choices.
+      await page.waitForSelector('.tm-mine button.tm-die, .tm-steps .tm-choice');
+      if (state.pending && state.pending.kind !== 'bumped') {
+        // Night: the stepped chooser -- first real option at every question.
+        let questions = 0;
+        for (;;) {
+          questions += 1;
+          const picks = await page.$$eval('.tm-pick', (els) => els.length);
+          if ((await page.textContent('.tm-question')) === 'Which room?') {
+            // The rooms to choose from are marked on the board too.
+            const offered = await page.$$eval('.tm-steps .tm-choice', (els) => els.map((e) => e.textContent));
+            const marked = await page.$$eval('.tm-mine .tm-rooms .tm-slot.target[data-room]', (els) => els.map((e) => `room ${Number(e.dataset.room) + 1}`));
+            assert.deepEqual(marked, offered);
+            roomQuestions += 1;
+          }
+          if ((await page.textContent('.tm-question')) === 'Which wall column?') {
+            // ... and so are the wall columns, above the wall.
+            const offered = await page.$$eval('.tm-steps .tm-choice', (els) => els.map((e) => e.textContent));
+            const marked = await page.$$eval('.tm-mine .tm-wall-pick', (els) => els.map((e) => `column ${Number(e.dataset.column) + 1}`));
+            assert.deepEqual(marked, offered);
+            columnQuestions += 1;
+            if (columnQuestions === 1) await screenshot(page, 'termite-column');
+          }
+          await page.click('.tm-steps .tm-choice:not(.pass)');
+          const moved = await page.waitForFunction(
+            ({ t, v, n }) => window.tablehub.client.tables.get(t).version > v ? 'acted' : document.querySelectorAll('.tm-pick').length > n ? 'next' : false,
+            { t: table, v: state.version, n: picks },
+          );
+          if ((await moved.jsonValue()) === 'acted') break;
+        }
+        if (!seen.has(state.pending.kind)) {
+          seen.set(state.pending.kind, questions);
+          if (seen.size === 1) await screenshot(page, 'termite-night');
+        }
+        continue;
+      }
+      // Day: a die, then a highlighted space (then its value when it has a choice).
+      const places = state.legal.filter((a) => a.type === 'place_die' && a.helper === undefined);
+      let action = null;
+      for (let k = 0; k < TERMITE_SLOTS.length && !action; k++) {
+        const matching = places.filter((a) => TERMITE_SLOTS[(day + k) % TERMITE_SLOTS.length].test(a.slot));
+        if (matching.length) action = TERMITE_SLOTS[(day + k) % TERMITE_SLOTS.length].source === '^R' ? matching.at(-1) : matching[0];
+      }
+      day += 1;
+      assert.ok(action, 'a die can be placed');
+      await page.click(`.tm-mine button.tm-die[data-die="${action.die}"]`);
+      await page.click(`.tm-slot.target[data-slot="${action.slot}"]`);
+      await page.waitForFunction(({ t, v }) => window.tablehub.client.tables.get(t).version > v, { t: table, v: state.version });
+    }
+    assert.deepEqual([...seen.keys()].filter((k) => NIGHT_KINDS.includes(k)).sort(), [...NIGHT_KINDS].sort(), `night choices met: ${[...seen.keys()]}`);
+    for (const [kind, questions] of seen) assert.ok(questions <= 5, `${kind} took ${questions} questions`);
+    assert.ok(roomQuestions > 0, 'a room was chosen on the board');
+    assert.ok(columnQuestions > 0, 'a wall column was chosen on the board');
+    // Rooms are numbered from 1 everywhere; the prompt is in words, not field syntax.
+    assert.deepEqual(await page.$$eval('.tm-mine .tm-rooms small', (els) => els.map((e) => e.textContent)), ['room 1', 'room 2', 'room 3', 'room 4', 'room 5', 'room 6']);
+    assertReadable(await logLines(page));
+    await screenshot(page, 'termite-solo');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('a server that restarts without its tables', () => {
+  it('the table page says the table is gone, instead of waiting forever', async () => {
+    const own = await startHub();
+    let again = null;
+    try {
+      const page = await openUi(browser, own, 'max');
+      pages.push(page);
+      await createTable(page, 'nmbr9', { seats: 2, bots: true });
+      await page.waitForSelector('.n9-big');
+      await own.stop(); // a memory:// hub forgets every table
+      again = await startHub({ port: own.port });
+      await page.waitForSelector('.closed-table', { timeout: 20000 });
+      assert.equal(await page.textContent('.closed-table h3'), 'This table is gone');
+      assert.equal(await page.evaluate(() => Object.keys(window.tablehub.seats.all()).length), 0, 'its seat is forgotten');
+      await screenshot(page, 'table-gone');
+      // Chromium itself logs each refused reconnect while the hub is down: expected here.
+      const refused = /^console error: WebSocket connection to '\S+' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED$/;
+      assert.deepEqual(page.problems.filter((p) => !refused.test(p)), []);
+      page.problems.length = 0;
+    } finally {
+      await again?.stop();
+      await own.stop();
+    }
   });
 });
 

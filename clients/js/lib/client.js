@@ -253,7 +253,9 @@ export class Client {
     this._ws = null;
     // Only an established connection reconnects here; a failed (re)connect attempt is
     // retried by _scheduleReconnect's own catch, and a failed first connect() rejects.
-    const willReconnect = !this._closedByUser && this.options.reconnect && this.state === 'open';
+    // 4001: another connection took our seat; reconnecting would take it back from it.
+    const willReconnect =
+      !this._closedByUser && this.options.reconnect && this.state === 'open' && event.code !== 4001;
     for (const [id, pending] of this._pending) {
       clearTimeout(pending.timer);
       pending.reject(new ConnectionError(`connection closed (${event.code} ${event.reason || ''})`.trim()));

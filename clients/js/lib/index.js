@@ -1,7 +1,7 @@
 // tablehub protocol v1 client library (ES module; browsers and node >= 20).
 //
 //   import { Client, loadProtocol, fromUrl } from './lib/index.js';
-//   const protocol = await loadProtocol(fromUrl('/protocol/v1/', location.href));
+//   const protocol = await loadProtocol(fromUrl('/protocol/v1/'));
 //   const client = await Client.connect('ws://host:8000/ws', { name: 'ada', protocol });
 //   const table = await client.createTable('nmbr9', 2);
 //   await client.join(table);

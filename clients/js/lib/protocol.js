@@ -1,6 +1,6 @@
 // Protocol v1 as data: the same protocol/v1/*.json files the server and the Python
 // client load (index.json: message types, error codes, close codes, limits; one JSON
-// Schema per message).
+// Schema per message; games/: each game's actions, views, events and options).
 //
 // `loadProtocol(read)` takes an async `read(fileName) -> Uint8Array` so it works from
 // a URL in the browser (`fromUrl('/protocol/v1/')`) and from the repo in node.  The
@@ -21,10 +21,15 @@ export class ProtocolError extends Error {
   }
 }
 
-/** `read` for files served over HTTP under `base` (e.g. "/protocol/v1/"). */
+/**
+ * `read` for files served over HTTP under `base` (e.g. "/protocol/v1/"; a relative base
+ * resolves against the page's URL).  `fetchImpl` is a fetch function, never a URL.
+ */
 export function fromUrl(base, fetchImpl = globalThis.fetch) {
+  if (typeof fetchImpl !== 'function') throw new TypeError('fromUrl(base, fetchImpl): fetchImpl must be a fetch function');
+  const root = new URL(base, globalThis.location?.href);
   return async (name) => {
-    const response = await fetchImpl(new URL(name, base));
+    const response = await fetchImpl(new URL(name, root));
     if (!response.ok) throw new Error(`GET ${name}: HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   };
@@ -34,18 +39,34 @@ export function fromUrl(base, fetchImpl = globalThis.fetch) {
 export async function loadProtocol(read) {
   const raw = { 'index.json': await read('index.json') };
   const index = JSON.parse(utf8.decode(raw['index.json']));
-  const names = [...new Set(Object.values(index.messages).map((m) => m.schema))];
+  const files = new Set(Object.values(index.messages).map((m) => m.schema));
+  files.add(index.table_view);
+  for (const refs of Object.values(index.games ?? {})) {
+    for (const kind of GAME_SCHEMA_KINDS) files.add(refs[kind].split('#')[0]);
+  }
   await Promise.all(
-    names.map(async (name) => {
+    [...files].map(async (name) => {
       raw[name] = await read(name);
     }),
   );
+  const parse = (name) => JSON.parse(utf8.decode(raw[name]));
   const schemas = {};
-  for (const [type, meta] of Object.entries(index.messages)) {
-    schemas[type] = JSON.parse(utf8.decode(raw[meta.schema]));
+  for (const [type, meta] of Object.entries(index.messages)) schemas[type] = parse(meta.schema);
+  const games = {};
+  for (const [game, refs] of Object.entries(index.games ?? {})) {
+    games[game] = {};
+    for (const kind of GAME_SCHEMA_KINDS) {
+      const [name, fragment] = refs[kind].split('#');
+      // A fragment names a part of the file; the whole file stays the root of its $refs.
+      games[game][kind] = fragment ? { ...parse(name), $ref: `#${fragment}` } : parse(name);
+    }
   }
-  return new Protocol(index, schemas, await fingerprint(raw));
+  games[''] = { table_view: parse(index.table_view) };
+  return new Protocol(index, schemas, await fingerprint(raw), games);
 }
+
+/** What index.json `games.<id>` names a schema for (as codec.py GAME_SCHEMA_KINDS). */
+export const GAME_SCHEMA_KINDS = ['action', 'player_view', 'spectator_view', 'event', 'options'];
 
 /** 16 hex of SHA-256 over every file: name, NUL, bytes, NUL -- sorted by name (as codec.py). */
 async function fingerprint(raw) {
@@ -64,8 +85,9 @@ async function fingerprint(raw) {
 }
 
 export class Protocol {
-  constructor(index, schemas, fingerprint) {
+  constructor(index, schemas, fingerprint, games = {}) {
     this.index = index;
+    this.games = games;
     this.version = index.version;
     this.schemas = schemas;
     this.fingerprint = fingerprint;
@@ -91,6 +113,28 @@ export class Protocol {
     if (!schema) throw new ProtocolError('unknown_type', `unknown message type ${JSON.stringify(msg.t)}`);
     const problem = check(schema, msg, '');
     if (problem) throw new ProtocolError('bad_message', `${msg.t}: ${problem}`);
+  }
+
+  /**
+   * Throw ProtocolError("bad_action") unless `action` fits `game`'s action schema --
+   * the check the hub makes before a game sees the action.  A game without schemas
+   * passes (its engine decides).
+   */
+  validateAction(game, action) {
+    const schema = this.games[game]?.action;
+    if (!schema) return;
+    const problem = check(schema, action, '', 'action');
+    if (problem) throw new ProtocolError('bad_action', problem);
+  }
+
+  /**
+   * First violation of `value` against `game`'s schema of `kind` (GAME_SCHEMA_KINDS,
+   * or "table_view" with any game) as "path: reason", or null.
+   */
+  checkGameValue(game, kind, value) {
+    const schema = kind === 'table_view' ? this.games[''].table_view : this.games[game]?.[kind];
+    if (!schema) return `no ${kind} schema for game ${JSON.stringify(game)}`;
+    return check(schema, value, '', kind);
   }
 
   /** A person's explanation of an error code, from index.json. */
@@ -120,17 +164,49 @@ function typeOk(type, value) {
   }
 }
 
-/** First violation of `schema` by `value` as "path: reason", or null (JSON Schema subset). */
-export function check(schema, value, path) {
-  const at = path || 'message';
+/** The schema a local `$ref` ("#/$defs/name") points to inside `root`. */
+function resolve(root, ref) {
+  if (!ref.startsWith('#')) throw new Error(`only local $ref are supported, not ${ref}`);
+  let node = root;
+  for (const part of ref.slice(1).split('/').filter(Boolean)) {
+    node = node[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+    if (node === undefined) throw new Error(`$ref ${ref} points nowhere`);
+  }
+  return node;
+}
+
+/**
+ * First violation of `schema` by `value` as "path: reason", or null.  The subset of
+ * JSON Schema the protocol files use (keywords common to drafts 7 and 2020-12); a
+ * `$ref` (local) replaces its sibling keywords, as in draft 7.  `root` resolves $ref.
+ */
+export function check(schema, value, path, name = 'message', root = schema) {
+  if (schema.$ref !== undefined) return check(resolve(root, schema.$ref), value, path, name, root);
+  const at = path ? `${name}${path}` : name;
+  const sub = (s, v, p = path) => check(s, v, p, name, root);
   if ('const' in schema && value !== schema.const) return `${at}: must be ${JSON.stringify(schema.const)}`;
+  if (schema.enum && !schema.enum.includes(value)) {
+    return `${at}: must be one of ${schema.enum.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
     if (!types.some((t) => typeOk(t, value))) return `${at}: must be of type ${types.join(' or ')}`;
   }
   if (schema.oneOf) {
-    const matching = schema.oneOf.filter((sub) => check(sub, value, path) === null).length;
+    const matching = schema.oneOf.filter((s) => sub(s, value) === null).length;
     if (matching !== 1) return `${at}: must match exactly one allowed form`;
+  }
+  if (schema.anyOf && !schema.anyOf.some((s) => sub(s, value) === null)) {
+    return `${at}: must match one of the allowed forms`;
+  }
+  for (const part of schema.allOf ?? []) {
+    const problem = sub(part, value);
+    if (problem) return problem;
+  }
+  if (schema.if !== undefined) {
+    const branch = sub(schema.if, value) === null ? schema.then : schema.else;
+    const problem = branch === undefined ? null : sub(branch, value);
+    if (problem) return problem;
   }
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && [...value].length < schema.minLength) return `${at}: too short`;
@@ -144,10 +220,11 @@ export function check(schema, value, path) {
     if (schema.maximum !== undefined && value > schema.maximum) return `${at}: must be <= ${schema.maximum}`;
   }
   if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) return `${at}: too few items`;
     if (schema.maxItems !== undefined && value.length > schema.maxItems) return `${at}: too many items`;
     if (schema.items) {
       for (let i = 0; i < value.length; i++) {
-        const problem = check(schema.items, value[i], `${path}/${i}`);
+        const problem = sub(schema.items, value[i], `${path}/${i}`);
         if (problem) return problem;
       }
     }
@@ -161,10 +238,13 @@ export function check(schema, value, path) {
     const props = schema.properties ?? {};
     for (const key of keys) {
       if (key in props) {
-        const problem = check(props[key], value[key], `${path}/${key}`);
+        const problem = sub(props[key], value[key], `${path}/${key}`);
         if (problem) return problem;
       } else if (schema.additionalProperties === false) {
         return `${at}: unexpected field ${JSON.stringify(key)}`;
+      } else if (typeOk('object', schema.additionalProperties)) {
+        const problem = sub(schema.additionalProperties, value[key], `${path}/${key}`);
+        if (problem) return problem;
       }
     }
   }

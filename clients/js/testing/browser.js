@@ -33,7 +33,8 @@ export async function screenshot(page, name) {
 
 /**
  * A fresh browser context (own localStorage) on the hub's UI, past the name form.
- * Page errors and console errors are collected in page.problems.
+ * Page errors and console errors and warnings are collected in page.problems (the tests
+ * fail on any).
  */
 export async function openUi(browser, hub, name, contextOptions = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
@@ -41,7 +42,7 @@ export async function openUi(browser, hub, name, contextOptions = {}) {
   page.setDefaultTimeout(10000);
   page.problems = [];
   page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => msg.type() === 'error' && page.problems.push(`console: ${msg.text()}`));
+  page.on('console', (msg) => ['error', 'warning'].includes(msg.type()) && page.problems.push(`console ${msg.type()}: ${msg.text()}`));
   await page.goto(`${hub.http}/`);
   await page.fill('#name-input', name);
   await page.click('#name-go');

@@ -48,9 +48,9 @@ export async function until(probe, timeoutMs, what) {
   }
 }
 
-/** Start a hub; resolves with {port, http, ws, stop, output()}. */
-export async function startHub({ timeoutMs = 20000 } = {}) {
-  const port = await freePort();
+/** Start a hub (on `port`, else a free one); resolves with {port, http, ws, stop, output()}. */
+export async function startHub({ timeoutMs = 20000, port: wanted } = {}) {
+  const port = wanted ?? (await freePort());
   const proc = spawn(tablehubBin(), ['serve', '--port', String(port), '--log-level', 'warning'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -79,6 +79,7 @@ async function connect(name) {
   });
   client.on('mismatch', ({ table }) => console.warn(`view hash mismatch on ${table}; resyncing`));
   client.on('error', (err) => console.warn('tablehub:', err));
+  client.on('table_closed', ({ table }) => seats.forget(table)); // its seat token is void
   await client.connect();
   if (client.schemaMatches === false) {
     app.toast('This page speaks a different protocol schema than the server; reload to update.', 'error');
@@ -128,7 +129,7 @@ function askName(main) {
 async function boot() {
   const main = document.getElementById('main');
   setConnection('idle');
-  app.protocol = await loadProtocol(fromUrl('/protocol/v1/', location.href)).catch((err) => {
+  app.protocol = await loadProtocol(fromUrl('/protocol/v1/')).catch((err) => {
     console.warn('protocol files not available, requests are not validated client-side:', err);
     return null;
   });

@@ -72,3 +72,7 @@ export function formatSeconds(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
+
+/** A touch screen (coarse pointer, no hover): the words say "tap" instead of "click". */
+export const TOUCH = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches && !matchMedia('(hover: hover)').matches;
+export const CLICK = TOUCH ? 'tap' : 'click';

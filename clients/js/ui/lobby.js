@@ -1,23 +1,46 @@
 // The lobby: the hosted games with a "new table" form each, and the live table list
-// (subscribe_tables) with join / resume / add bot / watch.
+// (subscribe_tables) with join / resume / add bot / watch.  Option names, choices and
+// rules come in words from the game modules (games/index.js), never as raw ids.
+//
+// Bot levels: a `list_games` entry may carry `bot_levels` ([{id, name, description}],
+// weakest first) and `default_bot_level`; then the form offers the choice and `add_bot`
+// sends `level`.  Without them (older servers) there is no selector and no level.
 
 import { h, replace } from './dom.js';
+import { gameView } from './games/index.js';
 
 const STATUS_LABEL = { waiting: 'waiting for players', playing: 'playing', finished: 'finished' };
 
-function optionInput(name, spec) {
-  const id = `opt-${name}`;
+const capitalised = (text) => `${text[0].toUpperCase()}${text.slice(1)}`;
+
+function optionInput(game, name, spec) {
+  const id = `opt-${game.id}-${name}`;
+  const words = gameView(game.id).optionWords?.[name] ?? {};
+  const label = words.label ?? capitalised(name.replaceAll('_', ' '));
   let input;
   if (spec.type === 'boolean') {
     input = h('input', { id, name, type: 'checkbox', checked: spec.default === true });
   } else if (spec.choices) {
-    input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, c)));
+    input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, words.choices?.[c] ?? c.replaceAll('_', ' '))));
   } else if (spec.type === 'integer') {
-    input = h('input', { id, name, type: 'number', step: 1, min: spec.minimum, max: spec.maximum, value: spec.default ?? '' });
+    // An option whose 0 means "off" shows empty with that word (empty sends the default).
+    const off = words.zero && spec.default === 0;
+    input = h('input', { id, name, type: 'number', step: 1, min: spec.minimum, max: spec.maximum, value: off ? '' : (spec.default ?? ''), placeholder: words.zero });
   } else {
     input = h('input', { id, name, value: spec.default ?? '' });
   }
-  return h('label', { class: 'opt', title: spec.description }, h('span', {}, name.replaceAll('_', ' ')), input);
+  return h('label', { class: 'opt', title: words.hint ?? spec.description, for: id }, h('span', {}, label), input, words.hint ? h('small', { class: 'muted hint' }, words.hint) : null);
+}
+
+function botLevelInput(game) {
+  if (!Array.isArray(game.bot_levels) || !game.bot_levels.length) return null;
+  const wanted = game.default_bot_level ?? game.bot_levels[0].id;
+  return h(
+    'label',
+    { class: 'opt bot-level' },
+    h('span', {}, 'Bot strength'),
+    h('select', { name: 'bot_level' }, game.bot_levels.map((l) => h('option', { value: l.id, selected: l.id === wanted, title: l.description ?? '' }, l.name ?? l.id))),
+  );
 }
 
 function readOptions(form, game) {
@@ -59,7 +82,9 @@ function gameCard(app, game) {
           const button = form.querySelector('button[type=submit]');
           button.disabled = true;
           try {
-            await createAndSit(app, game, Number(seatsSelect.value), readOptions(form, game), form.elements.namedItem('bots').checked);
+            const bots = form.elements.namedItem('bots').checked;
+            const level = form.elements.namedItem('bot_level')?.value;
+            await createAndSit(app, game, Number(seatsSelect.value), readOptions(form, game), bots ? { level } : null);
           } catch (err) {
             app.toast(err.reason ?? err.message, 'error');
           } finally {
@@ -68,28 +93,31 @@ function gameCard(app, game) {
         },
       },
     },
-    h('label', { class: 'opt' }, h('span', {}, 'seats'), seatsSelect),
-    Object.entries(game.options ?? {}).map(([name, spec]) => optionInput(name, spec)),
-    h('label', { class: 'opt', title: 'per-turn time limit; a late player gets the bot’s move' }, h('span', {}, 'turn seconds'), h('input', { name: 'turn_seconds', type: 'number', min: 1, max: 86400, placeholder: 'none' })),
-    h('details', { class: 'advanced' }, h('summary', {}, 'more'), h('label', { class: 'opt', title: 'same seed, same shuffles: replay a game exactly' }, h('span', {}, 'seed'), h('input', { name: 'seed', type: 'number', min: 0, step: 1, placeholder: 'random' }))),
-    h('label', { class: 'opt check' }, h('input', { name: 'bots', type: 'checkbox', checked: true }), h('span', {}, 'fill other seats with bots')),
+    h('label', { class: 'opt' }, h('span', {}, 'Players'), seatsSelect),
+    Object.entries(game.options ?? {}).map(([name, spec]) => optionInput(game, name, spec)),
+    h('label', { class: 'opt', title: 'a late player gets the bot’s move' }, h('span', {}, 'Seconds per turn'), h('input', { name: 'turn_seconds', type: 'number', min: 1, max: 86400, placeholder: 'no limit' })),
+    h('details', { class: 'advanced' }, h('summary', {}, 'more'), h('label', { class: 'opt', title: 'same number, same shuffles: replay a game exactly' }, h('span', {}, 'Shuffle number'), h('input', { name: 'seed', type: 'number', min: 0, step: 1, placeholder: 'random' }))),
+    h('label', { class: 'opt check' }, h('input', { name: 'bots', type: 'checkbox', checked: true }), h('span', {}, 'Fill the other seats with bots')),
+    botLevelInput(game),
     h('button', { class: 'primary', type: 'submit' }, 'Create table & sit'),
   );
+  const rules = gameView(game.id).rules ?? [game.help ?? ''];
   return h(
     'article',
     { class: 'game-card card', data: { game: game.id } },
     h('h3', {}, game.name, h('small', {}, ` ${game.min_players === game.max_players ? game.min_players : `${game.min_players}–${game.max_players}`} players`)),
-    h('details', { class: 'rules' }, h('summary', {}, 'How to play'), h('pre', {}, game.help ?? '')),
+    h('details', { class: 'rules' }, h('summary', {}, 'How to play'), rules.map((p) => h('p', {}, p))),
     form,
   );
 }
 
+/** Create a table, sit at it, and fill the other seats with bots when `bots` ({level?}). */
 async function createAndSit(app, game, seatCount, options, bots) {
   const { client } = app;
   const table = await client.createTable(game.id, seatCount, options);
   const { seat, token } = await client.join(table);
   app.seats.set(table, seat, token);
-  if (bots) for (let i = 1; i < seatCount; i++) await client.addBot(table);
+  if (bots) for (let i = 1; i < seatCount; i++) await client.addBot(table, bots.level ? { level: bots.level } : {});
   app.go(`#/table/${table}`);
 }
 
@@ -100,7 +128,7 @@ function seatChips(row) {
     row.seats.map((s, i) =>
       h(
         'span',
-        { class: ['chip', s.name ? null : 'free', s.bot ? 'bot' : null, s.connected ? 'online' : null], title: s.name ? `${s.name}${s.bot ? ' (bot)' : ''}${s.connected ? ', connected' : ''}` : `seat ${i} is free` },
+        { class: ['chip', s.name ? null : 'free', s.bot ? 'bot' : null, s.connected ? 'online' : null], title: s.name ? `${s.name}${s.bot ? ' (bot)' : ''}${s.connected ? ', connected' : ''}` : `seat ${i + 1} is free` },
         s.bot ? h('span', { class: 'bot-tag' }, 'bot') : null,
         s.name ?? 'free',
       ),

@@ -5,12 +5,25 @@
 // spectate (also with #/table/<id>?watch).  Leaving the page sends `leave`: the seat
 // and its token are kept, the lobby offers "Resume".
 //
-// Game views implement createView(root, ctx) -> {update(view), destroy(), describe?(event)};
+// Game views implement createView(root, ctx) -> {update(view), destroy(), events?(list)};
 // ctx = {seat (null = spectator), seatName(seat), act(action) -> Promise<bool>,
-//        legal() -> Promise<actions | null>, say(text, kind)}.
+//        legal() -> Promise<actions | null>, say(text, kind)}.  The game module's words
+// (games/index.js: rules, describe, reason, breakdown) make the log, the result and
+// the end-of-game table read as sentences.
+//
+// A turn the timer played for you (your seat was to act, the deadline passed and your
+// seat moved on without your move being accepted) gets a notice and a log line.
 
 import { formatSeconds, h, replace } from './dom.js';
 import { gameView } from './games/index.js';
+
+const words = (id) => String(id).replaceAll('_', ' ');
+
+/** An event the game has no sentence for, still in words (no field dump). */
+function genericSentence(event, name) {
+  const who = event.seat !== undefined && event.seat !== null ? `${name(event.seat)}: ` : '';
+  return `${who}${words(event.type)}.`;
+}
 
 export function mountTable(root, app, table, { watch = false } = {}) {
   const { client } = app;
@@ -30,7 +43,10 @@ export function mountTable(root, app, table, { watch = false } = {}) {
   const banner = h('div', { class: 'banner', hidden: true });
   const errorLine = h('div', { class: 'action-error', role: 'alert', hidden: true });
   const gameRoot = h('div', { class: 'game-root' });
-  const log = h('ol', { class: 'event-log' });
+  const endScreen = h('section', { class: 'end-screen card', hidden: true, 'aria-live': 'polite' });
+  const notice = h('div', { class: 'timer-notice', role: 'status', hidden: true });
+  const rulesBox = h('details', { class: 'rules-help' }, h('summary', {}, 'How to play'));
+  const log = h('ol', { class: 'event-log', 'aria-label': 'game log, newest first' });
   const resignBtn = h('button', { class: 'danger resign', hidden: true, on: { click: resign } }, 'Resign');
   const shareBtn = h('button', { class: 'share', on: { click: share } }, 'Copy watch link');
 
@@ -50,12 +66,18 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       ),
       seatsBar,
       banner,
+      notice,
       errorLine,
+      endScreen,
       gameRoot,
-      h('footer', { class: 'table-foot' }, resignBtn, shareBtn, h('details', { class: 'log' }, h('summary', {}, 'Game log'), log)),
+      h('footer', { class: 'table-foot' }, resignBtn, shareBtn, rulesBox, h('details', { class: 'log', open: true }, h('summary', {}, 'Game log'), log)),
     ),
   );
   gameRoot.append(h('p', { class: 'muted loading' }, 'Loading table…'));
+  window.scrollTo(0, 0);
+  let module = null; // the game's module (words), once the view names the game
+  let myTurn = null; // {turn, deadline} while this seat is to act
+  let actedTurn = null; // the turn of this seat's last accepted action
 
   const seatName = (s) => {
     const name = view?.seats?.[s]?.name ?? `seat ${s + 1}`;
@@ -80,7 +102,14 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     async act(action) {
       clearError();
       try {
-        await client.act(table, action);
+        const before = actedTurn;
+        actedTurn = view?.turn; // set before the reply: the patch may arrive first
+        try {
+          await client.act(table, action);
+        } catch (err) {
+          actedTurn = before;
+          throw err;
+        }
         legalCache = null;
         return true;
       } catch (err) {
@@ -163,11 +192,91 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       const winners = result.winners ?? [];
       banner.hidden = false;
       banner.className = `banner finished${winners.includes(seat) ? ' won' : ''}`;
-      const who = winners.length ? `${winners.includes(seat) ? 'You win' : `${winners.map(seatName).join(' and ')} win${winners.length === 1 ? 's' : ''}`}` : 'No winner';
-      const scores = result.scores ? ` · scores ${result.scores.map((sc, i) => `${seatName(i)} ${sc}`).join(', ')}` : '';
-      banner.textContent = `${who}${result.reason ? ` — ${result.reason}` : ''}${scores}`;
+      const why = reasonText(result.reason);
+      banner.textContent = `${headline(winners)}${why ? ` — ${why}.` : '.'}`;
     } else {
       banner.hidden = true;
+    }
+  }
+
+  function headline(winners) {
+    if (!winners.length) return 'Nobody wins';
+    if (winners.includes(seat)) return winners.length === 1 ? 'You win' : `You share the win with ${winners.filter((w) => w !== seat).map(seatName).join(' and ')}`;
+    return `${winners.map(seatName).join(' and ')} win${winners.length === 1 ? 's' : ''}`;
+  }
+
+  /** The result's reason for people: the game's words for a code, seats as names. */
+  function reasonText(reason) {
+    if (!reason) return '';
+    const text = module?.reason?.(reason) ?? reason;
+    return words(text).replace(/\bseat (\d+)\b/g, (_, n) => seatName(Number(n)));
+  }
+
+  /** The end-of-game screen: the ranking with each seat's score broken down. */
+  function renderEnd() {
+    const result = view.result;
+    if (view.status !== 'finished' || !result) {
+      endScreen.hidden = true;
+      return;
+    }
+    const winners = result.winners ?? [];
+    const scores = result.scores ?? view.seats.map(() => null);
+    const parts = module?.breakdown?.(view) ?? { columns: [], rows: [] };
+    const order = view.seats.map((_, i) => i).sort((a, b) => (winners.includes(b) - winners.includes(a)) || (scores[b] ?? 0) - (scores[a] ?? 0));
+    let place = 0;
+    const ranked = order.map((i, k) => {
+      if (k === 0 || winners.includes(i) !== winners.includes(order[k - 1]) || scores[i] !== scores[order[k - 1]]) place = k + 1;
+      return { i, place };
+    });
+    endScreen.hidden = false;
+    const why = reasonText(result.reason);
+    replace(
+      endScreen,
+      h('h2', {}, `Game over — ${headline(winners)}`),
+      why ? h('p', { class: 'end-reason' }, `${why[0].toUpperCase()}${why.slice(1)}.`) : null,
+      h(
+        'table',
+        { class: 'end-table' },
+        h('thead', {}, h('tr', {}, h('th', {}, 'Place'), h('th', {}, 'Player'), parts.columns.map((c) => h('th', {}, c)), h('th', {}, 'Score'))),
+        h(
+          'tbody',
+          {},
+          ranked.map(({ i, place: p }) =>
+            h(
+              'tr',
+              { class: [winners.includes(i) ? 'winner' : null, i === seat ? 'me' : null], data: { seat: i } },
+              h('td', {}, winners.includes(i) ? `${p} ★` : String(p)),
+              h('td', {}, seatName(i)),
+              (parts.rows[i] ?? []).map((v) => h('td', { class: 'num' }, String(v))),
+              h('td', { class: 'num score' }, scores[i] === null || scores[i] === undefined ? '–' : String(scores[i])),
+            ),
+          ),
+        ),
+      ),
+      h('p', {}, h('a', { href: '#/', class: 'button' }, 'Back to the lobby')),
+    );
+  }
+
+  /** Notice when the deadline played this seat's move (it was to act, time ran out). */
+  function checkTimer() {
+    if (seat === null || !view) return;
+    const toAct = view.status === 'playing' && (view.to_act ?? []).includes(seat);
+    if (myTurn && (!toAct || view.turn !== myTurn.turn)) {
+      const expired = myTurn.deadline !== null && Date.now() >= myTurn.deadline - 1000;
+      if (expired && actedTurn !== myTurn.turn) {
+        const text = 'Time ran out: the bot played your move.';
+        notice.textContent = text;
+        notice.hidden = false;
+        log.prepend(h('li', { class: 'timer' }, text));
+        app.toast(text, 'info');
+      }
+      myTurn = null;
+    }
+    if (toAct && !myTurn) {
+      myTurn = { turn: view.turn, deadline: view.deadline ?? null };
+    } else if (toAct && myTurn) {
+      myTurn.deadline = view.deadline ?? myTurn.deadline;
+      notice.hidden = true;
     }
   }
 
@@ -189,25 +298,30 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     if (controllerKey !== key) {
       controller?.destroy?.();
       replace(gameRoot);
-      controller = gameView(view.game).createView(gameRoot, ctx);
+      module = gameView(view.game);
+      controller = module.createView(gameRoot, ctx);
       controllerKey = key;
+      renderRules();
     }
     renderHeader();
     renderSeats();
     renderBanner();
+    checkTimer();
     tick();
     controller.update(view);
+    renderEnd();
+  }
+
+  function renderRules() {
+    replace(
+      rulesBox,
+      h('summary', {}, 'How to play'),
+      (module.rules ?? [`Play ${app.gameInfo(view.game).name} by choosing one of the moves offered on your turn.`]).map((p) => h('p', {}, p)),
+    );
   }
 
   function describe(event) {
-    const text = controller?.describe?.(event);
-    if (text) return text;
-    const who = event.seat !== undefined ? `${seatName(event.seat)}: ` : '';
-    const rest = Object.entries(event)
-      .filter(([k]) => !['type', 'seat', 'version'].includes(k))
-      .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
-      .join(', ');
-    return `${who}${event.type}${rest ? ` (${rest})` : ''}`;
+    return module?.describe?.(event, seatName) ?? genericSentence(event, seatName);
   }
 
   async function sit(i) {
@@ -284,21 +398,43 @@ export function mountTable(root, app, table, { watch = false } = {}) {
     client.on('presence', ({ table: t }) => t === table && view && renderSeats()),
     client.on('event', ({ table: t, version, events }) => {
       if (t !== table) return;
-      for (const event of events) log.prepend(h('li', { data: { version } }, describe(event)));
+      for (const event of events) log.prepend(h('li', { data: { version, type: event.type } }, describe(event)));
       while (log.children.length > 200) log.lastChild.remove();
+      controller?.events?.(events);
     }),
     client.on('resume_failed', ({ table: t, code }) => {
       if (t !== table) return;
-      app.toast(`Lost this table after reconnecting (${code})`, 'error');
+      if (code === 'unknown_table') {
+        gone('This table is gone', 'The server no longer knows it (it may have restarted, or closed the table).');
+        return;
+      }
+      const why = { seat_taken: 'someone else has your seat now', unauthorized: 'your seat’s key was not accepted' }[code] ?? 'the server could not give it back';
+      app.toast(`Your seat was lost after reconnecting: ${why}. Watching instead.`, 'error');
       if (seat !== null) {
         app.seats.forget(table);
         spectate().catch(() => {});
       }
     }),
     client.on('table_closed', ({ table: t, reason }) => {
-      if (t === table) showError(`This table was closed: ${reason ?? ''}`);
+      if (t === table) gone('This table was closed', reason ? `${reason[0].toUpperCase()}${reason.slice(1)}.` : 'The server closed it.');
     }),
   );
+
+  /** The table no longer exists: say why, instead of a board that will never move. */
+  function gone(title, text) {
+    closed = true; // no more pushes come for it
+    app.seats.forget(table);
+    controller?.destroy?.();
+    controller = null;
+    controllerKey = null;
+    clock.hidden = resignBtn.hidden = shareBtn.hidden = notice.hidden = endScreen.hidden = banner.hidden = true;
+    statusPill.className = 'pill closed';
+    statusPill.textContent = 'closed';
+    turnInfo.textContent = '';
+    replace(seatsBar);
+    replace(gameRoot, h('div', { class: 'card closed-table' }, h('h3', {}, title), h('p', {}, text), h('a', { href: '#/' }, 'Back to the lobby')));
+  }
+
   enter();
 
   return {

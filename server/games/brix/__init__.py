@@ -48,8 +48,8 @@ other cells, by the placing rules on the wall without it. You may not take the b
 opponent placed or moved on their last turn.
   {"type":"move","brick":7,"x":4,"y":2,"dir":"v","orange":1,"face":"ox"}
 [house] If taking the brick out leaves any cube hanging, the wall collapses: the move is
-accepted and you lose at once (it never counts as a line). Hints never suggest such a move
-unless there is no other.
+accepted and you lose at once (it never counts as a line). The list of legal moves holds
+such moves too, after all the safe ones.
 
 [house] Ending without a line: {"type":"resign"} at any time; {"type":"offer_draw"} on your
 turn (you still place or move), then your opponent may {"type":"accept_draw"} on their turn

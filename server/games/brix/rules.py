@@ -40,7 +40,7 @@ under another) is *accepted* if its destination is otherwise a legal placement o
 wall without the brick: the wall collapses and the mover loses at once, whatever lines
 the move would have made.  Support is judged at the moment the brick is taken out, so
 refilling the gap with the same brick does not save the wall.  ``legal_actions`` lists
-such moves only when no safe move exists.
+such moves too (after the safe ones): they are legal, they lose.
 
 **[house] draws.** The seat to move may send ``offer_draw`` (it stays their turn); the
 offer stands until the other seat, on its turn, sends ``accept_draw`` (drawn game) or
@@ -77,6 +77,16 @@ TARGETS: dict[str, list[list[str]]] = {
 X_LIMIT = 1000  # |x| bound on action coordinates (the width rule keeps walls far inside)
 Y_LIMIT = 1000
 ACTION_TYPES = ("place", "move", "resign", "offer_draw", "accept_draw")
+_PLACEMENT = frozenset({"type", "x", "y", "dir", "orange", "face"})
+FIELDS: dict[str, frozenset[str]] = {
+    "place": _PLACEMENT,
+    "move": _PLACEMENT | {"brick"},
+    "resign": frozenset({"type"}),
+    "offer_draw": frozenset({"type"}),
+    "accept_draw": frozenset({"type"}),
+}
+"""The fields each action type may carry; others are refused, so the legal list is
+exactly what ``apply`` accepts."""
 
 OPTIONS: dict[str, Option] = {
     "bricks": Option(
@@ -177,11 +187,13 @@ def origin(brick: dict[str, Any]) -> Pos:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every legal placement or move for the seat to act (docs/games/brix.md).
+    """Exactly the placements or moves ``apply`` accepts from the seat to act
+    (docs/games/brix.md "Placing", "Move phase").
 
-    Moves whose removal collapses the wall are listed only when there is no other move
-    (they are legal but lose); if even those are impossible, ``resign`` is listed.
-    Draw offers and ``resign`` are always available but not listed.
+    Moves whose removal collapses the wall are legal (the mover loses at once) and are
+    listed after every safe move, so a bot or a hint may prefer the safe ones.  If no
+    placement or move exists at all, ``resign`` is listed.  Draw offers and ``resign``
+    are always available but otherwise not listed.
     """
     if state["result"] is not None or seat != state["to_act"]:
         return []
@@ -196,14 +208,12 @@ def legal_actions(state: State, seat: int) -> list[Action]:
         if bid == state["locked"]:
             continue
         into = losing if wall.collapse_if_removed(bid) else safe
-        if into is losing and safe:
-            continue
         rest = wall.without(bid)
         here = origin(brick)
         for pos in rest.positions():
             if pos != here:
                 into.extend(move_action(bid, pos, o, f) for o, f in variants)
-    return safe or losing or [{"type": "resign"}]
+    return safe + losing or [{"type": "resign"}]
 
 
 # -- apply --------------------------------------------------------------------------
@@ -228,6 +238,13 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind not in ACTION_TYPES:
         raise _refuse(
             f"unknown action type {kind!r}; expected one of {', '.join(ACTION_TYPES)}",
+            "bad_action",
+        )
+    extra = sorted(set(action) - FIELDS[kind])
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind] - {"type"})) or "no other field"
+        raise _refuse(
+            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
             "bad_action",
         )
     if state["result"] is not None:

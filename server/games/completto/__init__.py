@@ -28,6 +28,9 @@ Positions count from 0.  16/91, 18/81, 19/61, 66/99, 68/89, 86/98 may be read ei
 way; the reading is fixed once placed.  Placing a number next to its neighbour (n-1 on
 its left or n+1 on its right) gives one bonus turn.  The first full row ends the round;
 everyone scores -1 per face-down tile.  {"type": "resign"} is always allowed.
+No progress: after 5 turns per player in a row in which nobody drew a face-down pool
+tile or turned a tile face up (moves, face-up tiles that fit nowhere), the round ends
+and everyone scores -1 per face-down tile.
 House rules: setup insertions give no bonus; the next round's start player is the seat
 after the previous one; a resigned seat scores 22 for every round it did not finish.
 """

@@ -11,6 +11,7 @@ Theory of operation.  The state is plain data::
                   player has just turned up and must now place (or discard)
     current       whose turn it is during play; ``bonus`` marks a bonus turn
     penalties     per finished round, per seat, the face-down tiles left in the row
+    idle          turns in a row with no progress (docs/games/completto.md "No progress")
 
 A turn is either ``take`` followed by ``place``/``discard`` of that tile, or one
 ``move``.  Setup is simultaneous: every seat inserts its five setup tiles with
@@ -57,6 +58,19 @@ MIN_SEATS = 2
 MAX_SEATS = 4
 MAX_ROUNDS = 10
 ACTION_TYPES = ("insert", "take", "place", "discard", "move", "resign")
+FIELDS: dict[str, frozenset[str]] = {
+    "insert": frozenset({"pos", "reading"}),
+    "take": frozenset({"source", "number"}),
+    "place": frozenset({"pos", "reading"}),
+    "discard": frozenset(),
+    "move": frozenset({"from", "to"}),
+    "resign": frozenset(),
+}
+"""The fields each action type may carry besides ``type``; others are refused, so the
+legal list is exactly what ``apply`` accepts."""
+IDLE_TURNS_PER_PLAYER = 5
+"""docs/games/completto.md "No progress": the round ends after this many turns per
+active player in a row without a tile drawn from the face-down pool or placed face up."""
 
 
 # --------------------------------------------------------------------------- setup
@@ -88,6 +102,7 @@ def setup(options: dict[str, Any], seats: int, seed: int) -> State:
         "resigned": [False] * seats,
         "penalties": [],
         "round_winners": [],
+        "idle": 0,
         "result": None,
     }
     _deal(state, start=rng.below(seats))
@@ -119,6 +134,7 @@ def _deal(state: State, start: int) -> None:
     state["phase"] = "setup"
     state["current"] = None
     state["bonus"] = False
+    state["idle"] = 0
     state["start"] = _active_from(state, start)
 
 
@@ -193,14 +209,23 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     actions: list[Action] = []
     if state["pool"]:
         actions.append({"type": "take", "source": "pool"})
-    for tile in state["pool_up"]:
-        actions.append({"type": "take", "source": "faceup", "number": tile})
+    for number in _faceup_numbers(state["pool_up"]):
+        actions.append({"type": "take", "source": "faceup", "number": number})
     for src, cell in enumerate(row):
         if cell["n"] is None:
             for dst in range(len(row)):
                 if dst != src:
                     actions.append({"type": "move", "from": src, "to": dst})
     return actions
+
+
+def _faceup_numbers(pool_up: list[int]) -> list[int]:
+    """The numbers a face-up pool tile may be asked for by: each tile's own number, and
+    the other reading of a 16/91-style tile unless a tile of that number lies there too
+    (then the number names that tile)."""
+    lying = set(pool_up)
+    out = {n for tile in pool_up for n in readings(tile) if n == tile or n not in lying}
+    return sorted(out)
 
 
 # --------------------------------------------------------------------------- apply
@@ -212,6 +237,13 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind not in ACTION_TYPES:
         raise IllegalAction(
             f"unknown action type {kind!r}; number row knows {', '.join(ACTION_TYPES)}",
+            "bad_action",
+        )
+    extra = sorted(set(action) - FIELDS[kind] - {"type"})
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind])) or "no other field"
+        raise IllegalAction(
+            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
             "bad_action",
         )
     if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
@@ -324,6 +356,10 @@ def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     source = require_str(action, "source", ("pool", "faceup"))
     new = _fork(state)
     if source == "pool":
+        if "number" in action:
+            raise IllegalAction(
+                "a face-down pool tile is drawn at random: leave out 'number'", "bad_action"
+            )
         if not new["pool"]:
             raise IllegalAction(
                 "the face-down pool is empty: take a face-up tile or move", "illegal_action"
@@ -331,6 +367,7 @@ def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         rng = Rng(new["rng"])
         tile = new["pool"].pop(rng.below(len(new["pool"])))
         new["rng"] = rng.state
+        new["idle"] = 0  # progress: the face-down pool shrinks
     else:
         number = require_int(action, "number", 1, 100)
         matches = [t for t in new["pool_up"] if number in readings(t)]
@@ -377,6 +414,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
     new_row[pos] = {"tile": tile, "n": reading}
     new["pool"].append(replaced)
     new["hand"] = None
+    new["idle"] = 0
     bonus = gives_bonus(new_row, pos)
     events: list[Event] = [
         {
@@ -416,7 +454,10 @@ def _discard(state: State, seat: int) -> tuple[State, list[Event]]:
     new["pool_up"] = sorted([*new["pool_up"], tile])
     new["hand"] = None
     events: list[Event] = [{"type": "discard", "seat": seat, "tile": tile}]
-    _pass_turn(new, events)
+    if hand["source"] == "faceup":
+        _idle_turn(new, events)  # the tile went back where it lay
+    else:
+        _pass_turn(new, events)
     return new, events
 
 
@@ -454,8 +495,25 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     new_row = new["rows"][seat]
     new_row.insert(dst, new_row.pop(src))
     events: list[Event] = [{"type": "move", "seat": seat, "from": src, "to": dst}]
-    _pass_turn(new, events)
+    _idle_turn(new, events)
     return new, events
+
+
+def idle_limit(state: State) -> int:
+    """Turns in a row without progress that end the round (docs/games/completto.md
+    "No progress")."""
+    return IDLE_TURNS_PER_PLAYER * len(active_seats(state))
+
+
+def _idle_turn(state: State, events: list[Event]) -> None:
+    """A turn that drew no face-down tile and turned none face up: count it; at the
+    limit the round ends without a winner of the row, else the turn passes."""
+    # .get: a table saved before the no-progress rule has no counter yet.
+    state["idle"] = state.get("idle", 0) + 1
+    if state["idle"] >= idle_limit(state):
+        _end_round(state, None, events)
+    else:
+        _pass_turn(state, events)
 
 
 def _pass_turn(state: State, events: list[Event]) -> None:
@@ -477,15 +535,22 @@ def round_penalties(state: State) -> list[int]:
     ]
 
 
-def _end_round(state: State, winner: int, events: list[Event]) -> None:
-    """The first complete row ends the round; score it, then deal again or finish.
+def _end_round(state: State, winner: int | None, events: list[Event]) -> None:
+    """The first complete row ends the round (``winner``), or a stall does (``None``,
+    docs/games/completto.md "No progress"); score it, then deal again or finish.
     [house] The next round's start player is the seat after this round's."""
     penalties = round_penalties(state)
     state["penalties"].append(penalties)
     state["round_winners"].append(winner)
-    events.append(
-        {"type": "round_end", "round": state["round"], "winner": winner, "penalties": penalties}
-    )
+    event: Event = {
+        "type": "round_end",
+        "round": state["round"],
+        "winner": winner,
+        "penalties": penalties,
+    }
+    if winner is None:
+        event["stalled"] = True
+    events.append(event)
     if state["round"] >= state["rounds"]:
         _finish(state, events, None)
         return
@@ -510,8 +575,14 @@ def _finish(state: State, events: list[Event], sole_survivor: int | None) -> Non
         active = active_seats(state)
         best = min(total[seat] for seat in active)
         winners = [seat for seat in active if total[seat] == best]
-        if state["rounds"] == 1:
-            reason = f"seat {state['round_winners'][-1]} turned all 22 tiles face up"
+        last = state["round_winners"][-1]
+        if state["rounds"] == 1 and last is None:
+            reason = (
+                f"the round stalled ({idle_limit(state)} turns without a tile drawn or turned"
+                f" face up); fewest face-down tiles ({best})"
+            )
+        elif state["rounds"] == 1:
+            reason = f"seat {last} turned all 22 tiles face up"
         else:
             reason = f"fewest face-down tiles over {state['rounds']} rounds ({best})"
     state["result"] = {"scores": [-t for t in total], "winners": winners, "reason": reason}

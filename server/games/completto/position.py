@@ -90,5 +90,6 @@ def position(
         "resigned": [False] * seats,
         "penalties": [list(p) for p in penalties or []],
         "round_winners": list(round_winners or []),
+        "idle": 0,
         "result": None,
     }

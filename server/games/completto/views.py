@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablehub.server.games.base import State, View
-from tablehub.server.games.completto.engine import to_act, totals
+from tablehub.server.games.completto.engine import idle_limit, to_act, totals
 from tablehub.server.games.completto.rules import face_down_count, placements
 from tablehub.server.games.completto.tiles import readings
 
@@ -67,6 +67,8 @@ def view(state: State, seat: int | None) -> View:
             "face_up": [_tile(t) for t in state["pool_up"]],
         },
         "hand": hand_view,
+        "idle_turns": state.get("idle", 0),
+        "idle_limit": idle_limit(state),
         "history": history,
         "result": state["result"],
     }

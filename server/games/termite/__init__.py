@@ -21,9 +21,11 @@ Actions:
   ``{"edge": "S-1a"}``; cube ``{"source": "D3" | "D3/1a", "room": 1}``; trade
   ``{"pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]}`` / ``{"pay": "egg", "room": 1}``
   / ``{"pay": "queen", "card": "swarm"}`` / ``{"pay": "blueprint", "card": "red-T"}``;
-  trade_take ``{"source": "D1", "column": 4}``; move ``{"rooms": [1, 3], "cubes":
-  [<colours room 1 holds afterwards>]}``; build ``{"room": 1, "blueprint": "red-T",
-  "rotation": 0, "column": 2}``; bonus ``{"space": "points"}``.
+  trade_take ``{"source": "D1/1a", "column": 4}``; move ``{"rooms": [1, 3], "cubes":
+  [<colours room 1 holds afterwards, sorted>]}``; build ``{"room": 1, "blueprint":
+  "red-T", "rotation": 0, "column": 2}``; bonus ``{"space": "points"}``.  A wall piece
+  (trade_take, build) may add ``"row": 3`` to rest there instead of dropping straight
+  down in its column.
 * ``{"type": "pass"}`` declines an optional choice (trade, move, build).
 * ``{"type": "resign"}``.
 """
@@ -49,13 +51,18 @@ stake cards 1,1,2,2,3 cubes per colour, 5 face down under each main stake; 42 bl
 swarm, mandibles, nursery, architect; goal cards +2 when at least as good as the
 neighbour (solo: a threshold); bonus spaces worker, soldier, room, blueprint, queen,
 egg, cubes, points (+2); a reward the supply cannot give is lost.
-House rulings: a tie for most on D gives each tied player 1 cube and no second place;
-only collect-slot dice count for majorities; each tunnel-slot die digs one tunnel (a
-soldier too); players may share a tunnel edge. Rooms hold up to 3 dice of one value;
-an empty room has no egg, cubes or dice. Trading is optional; the bought cube comes
-from any main stake or face-up stake card; paid cubes return to their main stake.
-Two rooms move cubes once per die value. Neutral dice cannot be bumped. A resigned
-player is out (the game ends when one player is left).
+House rulings: your supply holds 10 workers and 3 soldiers beside your start dice.
+Every die on a main stake (tunnel and collect slot) counts for its majority, a soldier
+2; each neutral colour is its own rival; a tie for most gives each tied player 1 cube
+and nobody is second. Each tunnel-slot die digs one tunnel (a soldier too); players may
+share a tunnel edge. Collected cubes come from that main stake or a stake card your
+tunnels reach; the traded (E) cube from a stake card your tunnels reach. Rooms hold up
+to 3 dice of one value; an empty room has no egg, cubes or dice. Any number of queen
+cards on your turn before your die; a soldier may bump any worker, even your own; a
+bumped die is placed again at once, without a helper. Two rooms move cubes once per die
+value. A wall piece goes anywhere it rests on the bottom or on a cube (add "row" to
+choose; without it, it drops straight down). Neutral dice cannot be bumped; solo games
+have 3 neutral sets. A resigned player is out (the game ends when one player is left).
 Option rows_to_end: 5 or 7 completed rows end the game (or an empty queen deck)."""
 
 GAME = Game(

@@ -135,6 +135,14 @@ def dice_at(state: State, slot: str) -> list[tuple[int, int]]:
     return out
 
 
+def rival(state: State, owner: int, index: int) -> int:
+    """Who a die competes for: its seat, or ``-1 - set`` for a neutral die (each neutral
+    colour is its own rival: -1 the first set, -2 the second, -3 the third)."""
+    if owner >= 0:
+        return owner
+    return -1 - int(state["neutral"][index].get("set", 0))
+
+
 def die(state: State, owner: int, index: int) -> dict[str, Any]:
     if owner < 0:
         return dict(state["neutral"][index])
@@ -282,8 +290,8 @@ def column_heights(wall: list[list[str | None]]) -> list[int]:
 
 def drop_cells(wall: list[list[str | None]], cells: list[Cell], column: int) -> list[Cell] | None:
     """Where a piece lands when dropped straight down with its left edge in ``column``
-    (docs/games/termite.md: like Tetris, resting on the floor or on cubes); None if it sticks out
-    of the wall's sides or top."""
+    (the short form of a placement, without a ``row``: like Tetris, resting on the floor
+    or on cubes); None if it sticks out of the wall's sides or top."""
     width = max(x for x, _ in cells) + 1
     if column < 0 or column + width > data.WALL_WIDTH:
         return None
@@ -295,6 +303,35 @@ def drop_cells(wall: list[list[str | None]], cells: list[Cell], column: int) -> 
     if any(y >= data.WALL_HEIGHT for _, y in placed):
         return None
     return placed
+
+
+def fit_cells(
+    wall: list[list[str | None]], cells: list[Cell], column: int, row: int
+) -> list[Cell] | None:
+    """The cells a piece covers with its bounding box's lower-left corner at ``(column,
+    row)``, or None if it may not go there (docs/games/termite.md "How a wall piece is
+    placed"; the seed: placed from the bottom up, touching the wall's bottom or other
+    cubes, like Tetris): inside the wall, on free cells, with at least one cell resting
+    on the bottom row or on a cube directly below it.  It need not be reachable by a
+    straight drop."""
+    placed = [(column + x, row + y) for x, y in cells]
+    if any(not (0 <= x < data.WALL_WIDTH and 0 <= y < data.WALL_HEIGHT) for x, y in placed):
+        return None
+    if any(wall[y][x] is not None for x, y in placed):
+        return None
+    if not any(y == 0 or wall[y - 1][x] is not None for x, y in placed):
+        return None
+    return placed
+
+
+def fit_positions(wall: list[list[str | None]], cells: list[Cell]) -> list[tuple[int, int]]:
+    """Every ``(column, row)`` where ``fit_cells`` accepts the piece, by row then column."""
+    return [
+        (x, y)
+        for y in range(data.WALL_HEIGHT)
+        for x in range(data.WALL_WIDTH)
+        if fit_cells(wall, cells, x, y) is not None
+    ]
 
 
 def full_rows(wall: list[list[str | None]]) -> list[int]:

@@ -1,8 +1,10 @@
 """Termite Towers night actions E (trade to build) and F (move cubes / build the wall),
 docs/games/termite.md and the seed's actions E and F.
 
-Wall pieces drop straight down like Tetris (rotate, never mirror; choose the column) and
-completed rows stay; each newly completed row gives one bonus marker (a ``bonus`` task).
+A wall piece (a blueprint's shape, or E's single cube) goes anywhere in the wall where it
+rests on the bottom row or on a cube (rotate, never mirror): ``column`` and ``row`` name
+its lower-left corner; without ``row`` it drops straight down in ``column``, like Tetris.
+Completed rows stay; each newly completed row gives one bonus marker (a ``bonus`` task).
 """
 
 from __future__ import annotations
@@ -27,17 +29,58 @@ def _row_bonuses(state: State, seat: int, before: list[int], events: list[Event]
 # --- E: trade to build --------------------------------------------------------------------
 
 
-def _open_columns(player: dict[str, Any]) -> list[int]:
-    heights = board.column_heights(player["wall"])
-    return [x for x in range(data.WALL_WIDTH) if heights[x] < data.WALL_HEIGHT]
+def trade_sources(state: State, seat: int) -> list[str]:
+    """Where the traded cube may come from: a face-up stake card with cubes that the
+    seat's tunnels reach (the seed: any cube, taken from the stake cards; the stake cards
+    a player may take from are those their tunnels reach)."""
+    return board.reached_sources(state, seat)
+
+
+_CUBE: list[board.Cell] = [(0, 0)]
+
+
+def piece_spots(wall: list[list[str | None]], cells: list[board.Cell]) -> list[dict[str, int]]:
+    """Every way to name a piece's place: the drop form ``{"column"}`` for each column it
+    drops into, and ``{"column", "row"}`` for each place it may rest."""
+    drops = [
+        {"column": x}
+        for x in range(data.WALL_WIDTH)
+        if board.drop_cells(wall, cells, x) is not None
+    ]
+    return drops + [{"column": x, "row": y} for x, y in board.fit_positions(wall, cells)]
+
+
+def place_piece(
+    wall: list[list[str | None]], cells: list[board.Cell], action: Action, what: str
+) -> list[board.Cell]:
+    """The cells the action puts a piece on (``row`` given: that place; else the drop)."""
+    column = field_int(action, "column")
+    if not 0 <= column < data.WALL_WIDTH:
+        raise IllegalAction(f"the wall has columns 0-{data.WALL_WIDTH - 1}", "bad_action")
+    if "row" not in action:
+        dropped = board.drop_cells(wall, cells, column)
+        if dropped is None:
+            raise IllegalAction(f"{what} does not fit in the wall at column {column}")
+        return dropped
+    row = field_int(action, "row")
+    if not 0 <= row < data.WALL_HEIGHT:
+        raise IllegalAction(f"the wall has rows 0-{data.WALL_HEIGHT - 1}", "bad_action")
+    placed = board.fit_cells(wall, cells, column, row)
+    if placed is None:
+        raise IllegalAction(
+            f"{what} cannot go at column {column}, row {row}: it must lie inside the wall on"
+            " free cells, resting on the bottom row or on a cube"
+        )
+    return placed
 
 
 def trade_take_options(state: State, task: Task) -> list[Action]:
-    columns = _open_columns(state["players"][task["seat"]])
+    wall = state["players"][task["seat"]]["wall"]
+    spots = piece_spots(wall, _CUBE)
     return [
-        {"type": "choose", "source": src, "column": x}
-        for src in board.all_sources(state)
-        for x in columns
+        {"type": "choose", "source": src, **spot}
+        for src in trade_sources(state, task["seat"])
+        for spot in spots
     ]
 
 
@@ -54,7 +97,7 @@ def trade_options(state: State, task: Task) -> list[Action]:
     blueprint; only offered when a cube can be taken and dropped into the wall."""
     seat = task["seat"]
     player = state["players"][seat]
-    if not _open_columns(player) or not board.all_sources(state):
+    if not board.fit_positions(player["wall"], _CUBE) or not trade_sources(state, seat):
         return []
     out: list[Action] = []
     items = sorted(_cube_items(player).items())
@@ -88,6 +131,8 @@ def _parse_cube_pair(action: Action) -> list[tuple[int, str]]:
         ):
             raise IllegalAction("'cubes' must list two [room, colour] pairs", "bad_action")
         out.append((item[0], item[1]))
+    if out != sorted(out):
+        raise IllegalAction("list the two cubes in order of room, then colour", "bad_action")
     return out
 
 
@@ -144,27 +189,34 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
 def resolve_trade_take(
     state: State, task: Task, action: Action, rng: Rng, events: list[Event]
 ) -> None:
-    """Action E, the cube: any cube from a main stake or a face-up stake card [house],
+    """Action E, the cube: from a stake card the seat's tunnels reach (``trade_sources``),
     dropped at once into a chosen wall column."""
     seat = task["seat"]
     source = field_str(action, "source")
-    column = field_int(action, "column")
     player = state["players"][seat]
     area, _ = board.parse_source(source)
     if area is None:
         raise IllegalAction(f"unknown cube source {source!r} (e.g. 'D3' or 'D3/1a')", "bad_action")
     if board.source_cubes(state, source) == 0:
         raise IllegalAction(f"{source} has no cubes")
-    if not 0 <= column < data.WALL_WIDTH:
-        raise IllegalAction(f"the wall has columns 0-{data.WALL_WIDTH - 1}", "bad_action")
-    heights = board.column_heights(player["wall"])
-    if heights[column] >= data.WALL_HEIGHT:
-        raise IllegalAction(f"column {column} of your wall is full")
+    if source not in trade_sources(state, seat):
+        raise IllegalAction(
+            f"you cannot take from {source}: the traded cube comes from a face-up stake card"
+            " your tunnels reach"
+        )
+    [(column, row)] = place_piece(player["wall"], _CUBE, action, "the cube")
     before = board.full_rows(player["wall"])
     colour = board.take_from_source(state, source)
-    player["wall"][heights[column]][column] = colour
+    player["wall"][row][column] = colour
     events.append(
-        {"type": "wall_cube", "seat": seat, "source": source, "colour": colour, "column": column}
+        {
+            "type": "wall_cube",
+            "seat": seat,
+            "source": source,
+            "colour": colour,
+            "column": column,
+            "row": row,
+        }
     )
     push_front(state, *_row_bonuses(state, seat, before, events))
 
@@ -232,7 +284,11 @@ def resolve_move(state: State, task: Task, action: Action, rng: Rng, events: lis
     if not isinstance(cubes, list) or not all(isinstance(c, str) for c in cubes):
         raise IllegalAction("'cubes' must list the colours of the first room", "bad_action")
     a, b = rooms
-    if (min(a, b), max(a, b)) not in _move_pairs(state, task):
+    if a >= b or cubes != sorted(cubes):
+        raise IllegalAction(
+            "list the rooms in ascending order and the first room's colours sorted", "bad_action"
+        )
+    if (a, b) not in _move_pairs(state, task):
         raise IllegalAction(
             f"rooms {a} and {b} cannot move cubes now: both need a die showing "
             f"{task['value']} and no move yet at this value"
@@ -278,30 +334,23 @@ def build_options(state: State, task: Task) -> list[Action]:
             if data.blueprint_colour(card) != colour:
                 continue
             for k, cells in enumerate(board.shape_rotations(data.blueprint_shape(card))):
-                for x in range(data.WALL_WIDTH):
-                    if board.drop_cells(player["wall"], cells, x) is not None:
-                        out.append(
-                            {
-                                "type": "choose",
-                                "room": room,
-                                "blueprint": card,
-                                "rotation": k,
-                                "column": x,
-                            }
-                        )
+                for spot in piece_spots(player["wall"], cells):
+                    out.append(
+                        {"type": "choose", "room": room, "blueprint": card, "rotation": k, **spot}
+                    )
     return out
 
 
 def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
     """Action F, build: a blueprint in hand plus a room with 4 cubes of its colour and 2
     dice of one value; the piece drops into the wall (rotation = clockwise quarter turns
-    among the shape's distinct ones, column = its leftmost column)."""
+    among the shape's distinct ones, column and row = its lower-left corner; without a
+    row it drops straight down)."""
     seat, value = task["seat"], task["value"]
     player = state["players"][seat]
     room = field_int(action, "room")
     card = field_str(action, "blueprint")
     rotation = field_int(action, "rotation")
-    column = field_int(action, "column")
     if card not in player["hand"]:
         raise IllegalAction(f"blueprint {card} is not in your hand")
     rooms = dict(build_rooms(state, seat, value))
@@ -318,11 +367,8 @@ def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: li
         raise IllegalAction(
             f"shape {data.blueprint_shape(card)} has rotations 0-{len(shapes) - 1}", "bad_action"
         )
-    cells = board.drop_cells(player["wall"], shapes[rotation], column)
-    if cells is None:
-        raise IllegalAction(
-            f"blueprint {card} (rotation {rotation}) does not fit in the wall at column {column}"
-        )
+    cells = place_piece(player["wall"], shapes[rotation], action, f"blueprint {card}")
+    column = min(x for x, _ in cells)
     before = board.full_rows(player["wall"])
     for x, y in cells:
         player["wall"][y][x] = colour

@@ -45,8 +45,12 @@ WALL_WIDTH = 6
 WALL_HEIGHT = 7
 START_WORKERS = 6
 START_SOLDIERS = 1
-MAX_WORKERS = 10
-MAX_SOLDIERS = 3
+SUPPLY_WORKERS = 10
+SUPPLY_SOLDIERS = 3
+"""A player's supply (the seed: the dice not taken at the start form the supply) holds
+10 workers and 3 soldiers of the player's colour, beside the 6 + 1 start dice."""
+MAX_WORKERS = START_WORKERS + SUPPLY_WORKERS
+MAX_SOLDIERS = START_SOLDIERS + SUPPLY_SOLDIERS
 EGGS = 16
 FACE_UP_BLUEPRINTS = 4
 
@@ -140,5 +144,7 @@ SINGLE_SLOT_CARDS: tuple[str, ...] = ("A", "C", "E", "G")
 """Cards with one slot per die value, one die each."""
 NEUTRAL_CARDS: tuple[str, ...] = ("A", "C", "D", "E", "G")
 """Each neutral set puts one die on each of these (2-3 players)."""
-NEUTRAL_SETS: dict[int, int] = {1: 0, 2: 2, 3: 1, 4: 0}
+NEUTRAL_SETS: dict[int, int] = {1: 3, 2: 2, 3: 1, 4: 0}
+"""Neutral sets by player count: one per empty seat of a 4-player table (the seed: one
+set with 3 players, twice that with 2, and the set-up applies to 1-3 players)."""
 ROWS_TO_END_CHOICES: tuple[int, ...] = (5, 7)

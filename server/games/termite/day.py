@@ -89,6 +89,10 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
             if not 1 <= value <= 6:
                 raise IllegalAction("'value' must be 1-6", "bad_action")
         elif parsed is not None:
+            if "value" in action:
+                raise IllegalAction(
+                    f"a die on {slot} takes the slot's value: leave out 'value'", "bad_action"
+                )
             value = parsed[1]
     elif "value" in action:
         raise IllegalAction("'value' may only be set together with a helper die", "bad_action")

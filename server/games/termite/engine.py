@@ -19,6 +19,49 @@ from tablehub.server.games.base import Action, Event, IllegalAction, State, acti
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import board, day, night, scoring
 
+QUEEN_FIELDS: dict[str, tuple[str, ...]] = {
+    "royal_jelly": ("die", "value"),
+    "swarm": ("dice",),
+    "mandibles": ("stake", "room"),
+    "nursery": ("room",),
+    "architect": ("blueprint",),
+}
+CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
+    "blueprint": ("blueprint",),
+    "egg": ("room",),
+    "tunnel": ("edge",),
+    "cube": ("source", "room"),
+    "trade_take": ("source", "column", "row"),
+    "move": ("rooms", "cubes"),
+    "build": ("room", "blueprint", "rotation", "column", "row"),
+    "bonus": ("space",),
+}
+PAY_FIELDS: dict[str, tuple[str, ...]] = {
+    "cubes": ("cubes",),
+    "egg": ("room",),
+    "queen": ("card",),
+    "blueprint": ("card",),
+}
+
+
+def allowed_fields(state: State, kind: str, action: Action) -> set[str]:
+    """The fields an action of this type may carry now; any other field is refused, so
+    the legal list is exactly what ``apply`` accepts (no silently ignored fields).  An
+    action of the wrong phase is let through here: the phase check names the problem."""
+    day_kind = kind in ("place_die", "play_queen")
+    if kind == "resign" or day_kind != (state["phase"] == "day"):
+        return {"type"} if kind == "resign" else set(action)
+    if kind == "place_die":
+        return {"type", "die", "slot", "helper", "value"}
+    if kind == "play_queen":
+        return {"type", "card", *QUEEN_FIELDS.get(str(action.get("card")), ())}
+    pending = state["night"]["pending"]
+    if kind == "pass":
+        return {"type"}
+    if pending["t"] == "trade":
+        return {"type", "pay", *PAY_FIELDS.get(str(action.get("pay")), ())}
+    return {"type", *CHOICE_FIELDS[pending["t"]]}
+
 
 def to_act(state: State) -> list[int]:
     if state["phase"] == "finished":
@@ -40,6 +83,8 @@ def status(state: State) -> dict[str, Any]:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
+    """Exactly the actions ``apply`` accepts from ``seat`` now, ``resign`` included (the
+    day's full list spells out every helper die and value; empty when not to act)."""
     if seat not in to_act(state):
         return []
     night_phase = state["phase"] == "night"
@@ -62,6 +107,13 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         )
     if kind != "resign" and seat not in to_act(state):
         raise IllegalAction("it is not your turn", "not_your_turn")
+    allowed = allowed_fields(state, kind, action)
+    extra = sorted(set(action) - allowed)
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(allowed - {"type"})) or "no other field"
+        raise IllegalAction(
+            f"this {kind} takes {takes}, not {', '.join(repr(f) for f in extra)}", "bad_action"
+        )
     new: State = board.clone(state)
     rng = board.load_rng(new)
     events: list[Event] = []

@@ -79,8 +79,9 @@ def take_blueprint(state: State, seat: int, card: str, events: list[Event]) -> N
 
 
 def gain_die(state: State, seat: int, kind: str) -> bool:
-    """Take a die from the seat's supply (10 workers, 3 soldiers per colour); it is rolled
-    with the others next round."""
+    """Take a die from the seat's supply (10 workers and 3 soldiers beside the start
+    dice, docs/games/termite.md "The supply"); False when that kind has run out.  The
+    new die is rolled with the others next round."""
     player = state["players"][seat]
     owned = sum(1 for d in player["dice"] if d["kind"] == kind)
     limit = data.MAX_WORKERS if kind == "worker" else data.MAX_SOLDIERS
@@ -93,8 +94,8 @@ def gain_die(state: State, seat: int, kind: str) -> bool:
 def run_hatch(state: State, rng: Rng, events: list[Event]) -> None:
     """Action B: a room with an egg and 2 dice of one value hatches a worker, with 3
     dice a soldier; the egg goes back to the supply.  Resolved by die value 1-6, then
-    seat order from the start player.  [house] If the supply lacks that kind of die the
-    egg stays."""
+    seat order from the start player.  [house] If the supply has no die of that kind
+    left, the egg stays and a ``no_hatch`` event says why."""
     for value in range(1, 7):
         for seat in board.seat_order(state):
             if not board.active(state, seat):
@@ -112,6 +113,8 @@ def run_hatch(state: State, rng: Rng, events: list[Event]) -> None:
                     state["eggs"] += 1
                     player["hatched"] += 1
                     events.append({"type": "hatched", "seat": seat, "room": room, "kind": kind})
+                else:
+                    events.append({"type": "no_hatch", "seat": seat, "room": room, "kind": kind})
 
 
 # --- C: lay an egg ------------------------------------------------------------------------
@@ -188,16 +191,27 @@ def resolve_tunnel(state: State, task: Task, action: Action, rng: Rng, events: l
 # --- D: collect cubes -------------------------------------------------------------------------
 
 
-def majority(state: State, area: int) -> tuple[dict[int, int], list[tuple[int, int]]]:
-    """Counts per owner on D<area>'s collect slot (-1 = neutral; a soldier counts 2) and
-    the awards as (seat, cubes) in resolution order (docs/games/termite.md / seed action D):
-    most = 2 cubes, second = 1; a tie for most gives each tied player 1 and no second
-    place [house]; a tie for second gives nothing; neutral dice take places but never
-    cubes."""
+def stake_counts(state: State, area: int) -> dict[int, int]:
+    """Dice per rival on main stake D<area>, both slots (docs/games/termite.md "Which dice
+    count for a D majority"; the seed counts the dice on each main stake): a soldier
+    counts 2; each neutral set is its own rival (``board.rival``: -1, -2, -3)."""
     counts: dict[int, int] = {}
-    for owner, index in board.dice_at(state, f"D{area}c"):
-        d = board.die(state, owner, index)
-        counts[owner] = counts.get(owner, 0) + (2 if d["kind"] == "soldier" else 1)
+    for slot in (f"D{area}t", f"D{area}c"):
+        for owner, index in board.dice_at(state, slot):
+            d = board.die(state, owner, index)
+            who = board.rival(state, owner, index)
+            counts[who] = counts.get(who, 0) + (2 if d["kind"] == "soldier" else 1)
+    return counts
+
+
+def majority(state: State, area: int) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """Counts per rival on main stake D<area> (``stake_counts``) and the awards as
+    (seat, cubes) in resolution order (docs/games/termite.md "Which dice count for a D
+    majority", "Second place when first is tied"; seed action D): most = 2 cubes,
+    second = 1; a tie for most gives each tied player 1 and [house] no second place
+    (the tied rivals hold first and second); a tie for second gives nothing; neutral
+    dice take places but never cubes."""
+    counts = stake_counts(state, area)
     awards: list[tuple[int, int]] = []
     if not counts:
         return counts, awards
@@ -313,9 +327,33 @@ def bonus_options(state: State, task: Task) -> list[Action]:
     return [{"type": "choose", "space": s} for s in data.BONUS_SPACES if s not in used]
 
 
+def bonus_available(state: State, seat: int, space: str) -> bool:
+    """Whether the supply can give this bonus space's reward to the seat now."""
+    player = state["players"][seat]
+    kinds = [d["kind"] for d in player["dice"]]
+    if space == "worker":
+        return kinds.count("worker") < data.MAX_WORKERS
+    if space == "soldier":
+        return kinds.count("soldier") < data.MAX_SOLDIERS
+    if space == "room":
+        return len(player["rooms"]) < data.ROOMS_MAX
+    if space == "blueprint":
+        return bool(state["blueprints"]["deck"] or state["blueprints"]["face_up"])
+    if space == "queen":
+        return bool(state["queen_deck"])
+    if space == "egg":
+        return state["eggs"] > 0 and bool(board.empty_rooms(player))
+    if space == "cubes":
+        task = {"t": "cube", "seat": seat, "scope": 0, "colour": None}
+        return bool(cube_sources(state, task)) and bool(board.cube_rooms(player))
+    return True
+
+
 def resolve_bonus(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
     """A completed wall row: put a marker on a free bonus space and take its reward
-    (docs/games/termite.md bonus spaces); a reward the supply cannot give is lost."""
+    (docs/games/termite.md "A bonus the supply cannot give").  [house] Any free space may
+    be chosen (the seed: any unoccupied space); a reward the supply cannot give is lost, and the
+    ``bonus`` event says so with ``"lost": true``."""
     seat = task["seat"]
     space = field_str(action, "space")
     player = state["players"][seat]
@@ -325,8 +363,11 @@ def resolve_bonus(state: State, task: Task, action: Action, rng: Rng, events: li
         )
     if space in player["bonus"]:
         raise IllegalAction(f"your bonus space {space} already holds a marker")
+    event: Event = {"type": "bonus", "seat": seat, "space": space}
+    if not bonus_available(state, seat, space):
+        event["lost"] = True
     player["bonus"].append(space)
-    events.append({"type": "bonus", "seat": seat, "space": space})
+    events.append(event)
     if space in ("worker", "soldier"):
         gain_die(state, seat, space)
     elif space == "room":

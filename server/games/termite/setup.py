@@ -133,16 +133,17 @@ def start_round(state: State, rng: Rng, events: list[Event]) -> None:
 
 def _roll_neutral(seats: int, rng: Rng) -> list[dict[str, Any]]:
     """Each neutral set is 5 dice with different values, one on each of A, C, D, E, G
-    (on D in the collect slot of its value); a second set (2 players) may not land on
-    an A/C/E/G slot the first set already holds, so it is rolled again until it fits."""
+    (on D in the collect slot of its value); a later set (1-2 players) may not land on
+    an A/C/E/G slot an earlier set already holds, so it is rolled again until it fits.
+    ``set`` tells the sets apart: each is its own rival on a main stake."""
     out: list[dict[str, Any]] = []
-    for _ in range(data.NEUTRAL_SETS[seats]):
+    for number in range(data.NEUTRAL_SETS[seats]):
         while True:
             values = rng.shuffled([1, 2, 3, 4, 5, 6])[:5]
             dice: list[dict[str, Any]] = []
             for card, value in zip(data.NEUTRAL_CARDS, values, strict=True):
                 slot = f"D{value}c" if card == "D" else f"{card}{value}"
-                dice.append({"kind": "worker", "value": value, "at": slot})
+                dice.append({"kind": "worker", "value": value, "at": slot, "set": number})
             taken = {str(d["at"]) for d in out}
             if not any(str(d["at"]) in taken and str(d["at"])[0] != "D" for d in dice):
                 break

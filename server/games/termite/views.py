@@ -18,7 +18,8 @@ from tablehub.server.games.termite.engine import to_act
 
 def _die(state: State, owner: int, index: int) -> dict[str, Any]:
     d = board.die(state, owner, index)
-    return {"owner": owner, "die": index, "kind": d["kind"], "value": d["value"]}
+    who = board.rival(state, owner, index)
+    return {"owner": who, "die": index, "kind": d["kind"], "value": d["value"]}
 
 
 def _cards(state: State) -> dict[str, list[Any]]:

@@ -5,7 +5,7 @@
 // one of the movable bricks first.  Winning lines, the last brick and the locked brick
 // are highlighted.  Legal targets come from the server's `legal` list.
 
-import { add, h, replace, svg, svgPoint } from '../dom.js';
+import { CLICK, add, h, replace, svg, svgPoint } from '../dom.js';
 
 const MAX_WIDTH = 8;
 const TARGET_LABEL = { X: 'four X', O: 'four O', orange: 'four orange', blue: 'four blue' };
@@ -147,11 +147,11 @@ export function createView(root, ctx) {
     if (legalFor !== view.board.turn) {
       prompt.textContent = 'Your turn…';
     } else if (b.phase === 'move' && selected === null) {
-      prompt.textContent = 'Your turn: click a brick to take it out (the locked one cannot move).';
+      prompt.textContent = `Your turn: ${CLICK} a brick to take it out (the locked one cannot move).`;
     } else {
       const n = targets().length;
       prompt.textContent = n
-        ? `Your turn: click a marked cell to ${b.phase === 'move' ? 'put the brick back there' : 'place the brick'} (${n} spot${n === 1 ? '' : 's'}).`
+        ? `Your turn: ${CLICK} a marked cell to ${b.phase === 'move' ? 'put the brick back there' : 'place the brick'} (${n} spot${n === 1 ? '' : 's'}).`
         : 'No legal spot for this brick this way — turn it or swap its faces.';
     }
   }
@@ -289,15 +289,72 @@ export function createView(root, ctx) {
       }
       render();
     },
-    describe(event) {
-      const who = event.seat !== undefined ? ctx.seatName(event.seat) : '';
-      if (event.type === 'place') return `${who} placed a brick at (${event.to.x},${event.to.y})`;
-      if (event.type === 'move') return `${who} moved brick ${event.brick} to (${event.to.x},${event.to.y})`;
-      if (event.type === 'line') return `four ${event.value} in a line for ${ctx.seatName(event.seat)}`;
-      return null;
-    },
     destroy() {
       document.removeEventListener('keydown', onKey);
     },
   };
+}
+
+// -- words for people: rules, the game log, the end screen ------------------------------
+
+export const rules = [
+  'Two players build one wall, seen from the side. A brick is two cubes, one orange and one blue; one shows X, the other O. You choose how it lies (flat or standing), which end is orange and which symbols show.',
+  'A brick must rest on the ground or on bricks below, touch the wall after the first brick, and the wall may never be more than 8 cells wide. When the supply runs out, a turn is: take a brick out of the wall and put it back somewhere else — not the one your opponent just moved, and if the wall falls, you lose.',
+  'Four in a straight line (across, up or diagonal) of your target wins: X against O, orange against blue, or symbols against colours, as the table was set up. If your turn makes lines for both players, you win. You may offer a draw or resign at any time.',
+];
+
+export const optionWords = {
+  bricks: { label: 'Bricks in the supply', hint: 'the retail box has 22' },
+  mode: {
+    label: 'Winning lines',
+    choices: { symbols: 'X against O', colors: 'orange against blue', symbols_vs_colors: 'symbols against colours' },
+  },
+  move_limit: { label: 'Draw after moving turns', hint: 'empty or 0: never', zero: 'never' },
+};
+
+const REASONS = {
+  resign: 'the other player resigned',
+  draw_agreed: 'both players agreed to a draw',
+  collapse: 'the wall collapsed when a brick was taken out',
+  both_lines: 'the last brick made lines for both players, and the mover wins those',
+  four_in_line: 'four in a line',
+  opponent_line: 'the last brick completed the opponent’s line',
+  move_limit: 'the move limit was reached',
+};
+
+/** The result's reason in words. */
+export function reason(code) {
+  return REASONS[code] ?? null;
+}
+
+/** Where a brick went, in words: how it lies and its height (columns may be negative). */
+function at(pos) {
+  if (!pos) return 'in the wall';
+  const how = pos.dir === 'v' ? 'standing' : 'lying';
+  return pos.y === 0 ? `${how} on the ground` : `${how} on row ${pos.y + 1}`;
+}
+
+/** A log line for one event, or null for the generic line. */
+export function describe(event, name) {
+  const who = event.seat !== undefined ? name(event.seat) : '';
+  switch (event.type) {
+    case 'place':
+      return `${who} placed a brick ${at(event.to)}.`;
+    case 'move':
+      return `${who} moved a brick, now ${at(event.to)}.`;
+    case 'line':
+      return `Four ${event.value} in a line for ${who}.`;
+    case 'collapse':
+      return `The wall collapsed under ${who}.`;
+    case 'resign':
+      return `${who} resigned.`;
+    case 'draw_offered':
+      return `${who} offers a draw.`;
+    case 'draw_agreed':
+      return `${who} accepted the draw.`;
+    case 'game_over':
+      return `The game is over${REASONS[event.result?.reason] ? `: ${REASONS[event.result.reason]}` : ''}.`;
+    default:
+      return null;
+  }
 }

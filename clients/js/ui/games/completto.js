@@ -5,7 +5,7 @@
 // or click one of your face-down tiles and then the slot to move it to.  Legal slots
 // come from the server's `legal` list.  Spectators see every row, read-only.
 
-import { add, h, replace } from '../dom.js';
+import { CLICK, TOUCH, add, h, replace } from '../dom.js';
 
 export function createView(root, ctx) {
   const me = ctx.seat;
@@ -23,6 +23,7 @@ export function createView(root, ctx) {
   const history = h('div', { class: 'cp-history muted' });
   replace(root, h('div', { class: ['cp', me === null ? 'spectating' : 'playing'] }, info, handBox, myRow, pool, others, history));
 
+  const lastPos = new Map(); // seat -> the row position its latest move went to
   const b = () => view.board;
   const myTurn = () => me !== null && view.status === 'playing' && (b().to_act ?? []).includes(me);
   /** Changes whenever the legal actions may have changed. */
@@ -47,11 +48,11 @@ export function createView(root, ctx) {
 
   const ofType = (type) => legal.filter((a) => a.type === type);
 
-  function tileEl(n, { pos, target, picked, onClick, small } = {}) {
+  function tileEl(n, { pos, target, picked, onClick, small, last } = {}) {
     return h(
       onClick ? 'button' : 'span',
       {
-        class: ['cp-slot', n === null ? 'down' : 'up', target ? 'target' : null, picked ? 'picked' : null, small ? 'small' : null],
+        class: ['cp-slot', n === null ? 'down' : 'up', target ? 'target' : null, picked ? 'picked' : null, small ? 'small' : null, last ? 'last' : null],
         data: { pos: pos ?? '', n: n ?? '' },
         title: n === null ? 'face down' : String(n),
         on: onClick ? { click: onClick } : {},
@@ -96,7 +97,7 @@ export function createView(root, ctx) {
         h('span', { class: 'cp-label' }, `Insert (${board.players[me].setup_left} left): `),
         tileEl(tile.tile),
         readingToggle(tile.readings),
-        h('span', { class: 'muted' }, ready ? ' — click a highlighted gap in your row' : ' …'),
+        h('span', { class: 'muted' }, ready ? ` — ${CLICK} a highlighted gap in your row` : ' …'),
       );
       return;
     }
@@ -108,7 +109,7 @@ export function createView(root, ctx) {
         readingToggle([...new Set(places.map((a) => a.reading))]),
         ofType('discard').length
           ? h('button', { class: 'cp-discard', on: { click: () => ctx.act({ type: 'discard' }) } }, 'It fits nowhere: put it face up in the pool')
-          : h('span', { class: 'muted' }, ready ? ' — click a highlighted tile of your row to replace it' : ' …'),
+          : h('span', { class: 'muted' }, ready ? ` — ${CLICK} a highlighted tile of your row to replace it` : ' …'),
       );
       return;
     }
@@ -117,7 +118,7 @@ export function createView(root, ctx) {
       ofType('take').some((a) => a.source === 'pool')
         ? h('button', { class: 'primary cp-draw', on: { click: () => ctx.act({ type: 'take', source: 'pool' }) } }, `Draw a face-down tile (${board.pool.face_down})`)
         : null,
-      h('span', { class: 'muted' }, moving === null ? ' or take a face-up tile from the pool, or click one of your “?” tiles to move it' : ' — now click where the tile should go (Esc to cancel)'),
+      h('span', { class: 'muted' }, moving === null ? ` or take a face-up tile from the pool, or ${CLICK} one of your “?” tiles to move it` : ` — now ${CLICK} where the tile should go${TOUCH ? '' : ' (Esc to cancel)'}`),
     );
   }
 
@@ -141,7 +142,7 @@ export function createView(root, ctx) {
       if (places.has(pos)) onClick = () => ctx.act({ type: 'place', pos, reading });
       else if (moves.has(pos)) onClick = () => ((moving = null), ctx.act({ type: 'move', from, to: pos }));
       else if (movable.has(pos)) onClick = () => ((moving = moving === pos ? null : pos), render());
-      items.push(tileEl(n, { pos, target: places.has(pos) || moves.has(pos), picked: moving === pos, onClick, small: !big }));
+      items.push(tileEl(n, { pos, target: places.has(pos) || moves.has(pos), picked: moving === pos, onClick, small: !big, last: lastPos.get(seat) === pos }));
     });
     items.push(gap(player.row.length));
     return h(
@@ -202,14 +203,65 @@ export function createView(root, ctx) {
       }
       render();
     },
-    describe(event) {
-      const who = event.seat !== undefined ? ctx.seatName(event.seat) : '';
-      if (event.type === 'take') return `${who} took ${event.tile} from the ${event.source === 'pool' ? 'face-down pool' : 'face-up tiles'}${event.fits === false ? ' (fits nowhere)' : ''}`;
-      if (event.type === 'place') return `${who} placed ${event.reading ?? event.tile ?? ''} at ${event.pos}`;
-      return null;
+    events(list) {
+      const moved = list.filter((e) => ['insert', 'place', 'move'].includes(e.type));
+      if (!moved.length) return;
+      for (const e of moved) lastPos.set(e.seat, e.type === 'move' ? e.to : e.pos);
+      render();
     },
     destroy() {
       document.removeEventListener('keydown', onKey);
     },
+  };
+}
+
+// -- words for people: rules, the game log, the end screen ------------------------------
+
+export const rules = [
+  'Make your row of 22 tiles read in rising order, all face up. At the start everyone slips 5 face-up tiles into a row of 17 face-down ones, anywhere the face-up numbers still rise.',
+  'On your turn take a tile — a random face-down one from the pool, or a face-up one lying there. If it fits in your row (the face-up numbers still rise), it replaces one of your face-down tiles, which goes face down into the pool; if it fits nowhere, it goes face up into the pool. Instead of taking a tile you may move one of your face-down tiles elsewhere in your row.',
+  'Some tiles read two ways (6 and 9, for instance); you choose. The first player with every tile face up ends the round; each face-down tile left costs a point.',
+];
+
+export const optionWords = {
+  rounds: { label: 'Rounds', hint: 'each round costs a point per face-down tile left' },
+};
+
+/** A log line for one event, or null for the generic line. */
+export function describe(event, name) {
+  const who = event.seat !== undefined ? name(event.seat) : '';
+  switch (event.type) {
+    case 'insert':
+      return `${who} slipped ${event.number} into their row.`;
+    case 'reveal':
+      return `${who} turned up ${event.tile}.`;
+    case 'turn':
+      return event.bonus ? `${who} plays again.` : `${who} to play.`;
+    case 'take':
+      return `${who} took ${event.tile} from the ${event.source === 'pool' ? 'face-down pool' : 'face-up tiles'}${event.fits === false ? '; it fits nowhere' : ''}.`;
+    case 'place':
+      return `${who} placed ${event.number ?? event.tile} in space ${event.pos + 1}${event.bonus ? ' and goes again' : ''}.`;
+    case 'discard':
+      return `${who} put ${event.tile} face up in the pool.`;
+    case 'move':
+      return `${who} moved a face-down tile from space ${event.from + 1} to space ${event.to + 1}.`;
+    case 'round_end':
+      return `Round ${event.round} is over: ${name(event.winner)} completed their row.`;
+    case 'round_start':
+      return `Round ${event.round} begins; ${name(event.start)} starts.`;
+    case 'resign':
+      return `${who} resigned.`;
+    case 'game_end':
+      return 'The game is over.';
+    default:
+      return null;
+  }
+}
+
+/** The end screen's breakdown: face-down tiles left now, penalty points over the rounds. */
+export function breakdown(view) {
+  return {
+    columns: ['face-down tiles left', 'penalty points'],
+    rows: (view.board.players ?? []).map((p) => [p.face_down ?? 0, p.penalty ?? 0]),
   };
 }

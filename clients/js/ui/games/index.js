@@ -1,5 +1,13 @@
-// Game views by game id; any other game gets the generic view (board as data + its
-// legal actions as buttons), so a fifth game is playable before it has its own view.
+// Game views by game id; any other game gets the generic view (the board as named
+// values, its legal actions chosen in steps), so a fifth game is playable before it has
+// its own view.
+//
+// A game module exports createView(root, ctx) and, for people, optionally:
+//   rules        paragraphs of plain-word rules (lobby and table page "How to play"),
+//   optionWords  {option: {label, hint?, choices?: {id: words}, zero?: words}},
+//   describe(event, name) -> a log sentence or null,
+//   reason(code) -> the result's reason in words, or null (engines that send codes),
+//   breakdown(view) -> {columns, rows: [per seat]} for the end-of-game table.
 
 import * as brix from './brix.js';
 import * as completto from './completto.js';

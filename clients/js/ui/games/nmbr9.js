@@ -1,13 +1,14 @@
 // 9-tower view (docs/games/nmbr9.md): your layered board with the current tile as a ghost that
 // follows the pointer (rotate with Q/E or the buttons; it shows the level it would land
-// on, or why it cannot go there), click to pin it, click again / Enter / Confirm to
-// place; the remaining-cards tracker, a live leaderboard and everyone's boards.
+// on, or why it cannot go there), click to pin it (or drag it from the preview), click
+// again / Enter / Confirm to place; the remaining-cards tracker, a live leaderboard and
+// everyone's boards, each with its latest tile outlined.
 // Spectators get the same boards, read-only.
 //
 // Board data (engine view): {round, rounds, card, remaining[10], finished, winners,
 // players: [{tiles: [{digit, x, y, rot, level, cells}], score, resigned, placed}]}.
 
-import { h, replace, svg, svgPoint } from '../dom.js';
+import { TOUCH, h, replace, svg, svgPoint } from '../dom.js';
 import { checkPlacement, placedCells, shapeCells, shapeSize, tileScore } from './nmbr9-rules.js';
 
 const LEVEL_FILL = ['#efe3c8', '#d9b77a', '#b98a45', '#8c5f28', '#5f3d17', '#3d250c'];
@@ -60,13 +61,13 @@ function labelCell(cells) {
   return best;
 }
 
-function tileGroup(tile, index) {
+function tileGroup(tile, index, last) {
   const fill = levelFill(tile.level);
   const [lx, ly] = labelCell(tile.cells);
   return svg(
     'g',
     {
-      class: 'n9-tile',
+      class: ['n9-tile', last ? 'last' : null],
       data: { digit: tile.digit, x: tile.x, y: tile.y, rot: tile.rot, level: tile.level, round: index + 1 },
     },
     tile.cells.map(([x, y]) => svg('rect', { x, y, width: 1, height: 1, fill })),
@@ -79,10 +80,27 @@ function tileGroup(tile, index) {
   );
 }
 
-/** An SVG board of one layout; returns {el, box}. */
-function boardSvg(player, seat, { min = 10, margin = MARGIN, title } = {}) {
+/** The smallest box holding both boxes. */
+function union(a, b) {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+}
+
+/** `box` widened (centred) to at least `aspect` = width / height, to fill a wide frame. */
+function widen(box, aspect) {
+  const w = Math.ceil(box.h * aspect);
+  if (!(w > box.w)) return box;
+  return { ...box, x: box.x - Math.floor((w - box.w) / 2), w };
+}
+
+/**
+ * An SVG board of one layout; returns {el, box}.  The latest tile (the last move) is
+ * outlined.  `box` (cells) overrides the fitted one, so a board can keep its frame.
+ */
+function boardSvg(player, seat, { min = 10, margin = MARGIN, title, box: frame } = {}) {
   const tiles = [...player.tiles.entries()].sort((a, b) => a[1].level - b[1].level);
-  const box = bounds(player.tiles, margin, min);
+  const box = frame ?? bounds(player.tiles, margin, min);
   const grid = [];
   for (let x = box.x; x <= box.x + box.w; x++) grid.push(`M${x} ${box.y}v${box.h}`);
   for (let y = box.y; y <= box.y + box.h; y++) grid.push(`M${box.x} ${y}h${box.w}`);
@@ -96,7 +114,7 @@ function boardSvg(player, seat, { min = 10, margin = MARGIN, title } = {}) {
       'aria-label': title ?? `board of seat ${seat}`,
     },
     svg('path', { d: grid.join(''), class: 'n9-grid' }),
-    svg('g', { class: 'n9-tiles' }, tiles.map(([index, tile]) => tileGroup(tile, index))),
+    svg('g', { class: 'n9-tiles' }, tiles.map(([index, tile]) => tileGroup(tile, index, index === player.tiles.length - 1))),
   );
   return { el, box };
 }
@@ -121,6 +139,8 @@ export function createView(root, ctx) {
   let watched = me ?? 0; // whose board is the big one
   let sending = false;
   let main = null; // {el, box} of the big board
+  let frame = null; // {seat, box}: the big board's frame, grown only when tiles need it
+  let dragging = false; // the tile is being dragged from the preview
 
   const status = h('div', { class: 'n9-status', role: 'status', 'aria-live': 'polite' });
   const cardBox = h('div', { class: 'n9-card' });
@@ -133,6 +153,7 @@ export function createView(root, ctx) {
     h('button', { class: 'n9-hint', title: 'pin the best-scoring legal spot', on: { click: () => hint() } }, 'Hint'),
     confirmBtn,
   );
+  const hintText = h('p', { class: 'hint-text' }, TOUCH ? 'Tap your board to drop the tile there (or drag the tile from its preview) · Rotate with the buttons · tap it again or Confirm to place it.' : 'Move over your board: the tile follows (or drag it from its preview). Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.');
   const boardWrap = h('div', { class: 'n9-main-board' });
   const boardTitle = h('h3', { class: 'n9-board-title' });
   const tracker = h('div', { class: 'n9-tracker' });
@@ -160,7 +181,7 @@ export function createView(root, ctx) {
         boardTitle,
         boardWrap,
         legend,
-        me === null ? null : h('p', { class: 'hint-text' }, 'Move over your board: the tile follows. Q/E rotate · click to drop · click again or Enter to confirm · Esc to pick it up.'),
+        me === null ? null : hintText,
       ),
       h(
         'aside',
@@ -213,7 +234,7 @@ export function createView(root, ctx) {
     status.className = 'n9-status';
     confirmBtn.disabled = true;
     if (!view || view.status !== 'playing') {
-      status.textContent = view?.status === 'waiting' ? 'Waiting for every seat to be taken…' : '';
+      status.textContent = view?.status === 'waiting' ? 'Waiting for every seat to be taken…' : view?.status === 'finished' ? 'The game is over.' : '';
       return;
     }
     const p = mine();
@@ -228,13 +249,13 @@ export function createView(root, ctx) {
     }
     const ghost = ghostAt(pinned ?? hover);
     if (!ghost) {
-      status.textContent = `Place the ${board().card}: move over your board, then click to drop it.`;
+      status.textContent = TOUCH ? `Place the ${board().card}: tap your board where it should go.` : `Place the ${board().card}: move over your board, then click to drop it.`;
       return;
     }
     if (ghost.check.ok) {
       const points = tileScore({ digit: ghost.digit, level: ghost.check.level });
       status.classList.add('legal');
-      status.textContent = `Level ${ghost.check.level} · +${points} point${points === 1 ? '' : 's'}${pinned ? ' — click again or Confirm to place' : ''}`;
+      status.textContent = `Level ${ghost.check.level} · +${points} point${points === 1 ? '' : 's'}${pinned ? ` — ${TOUCH ? 'tap' : 'click'} again or Confirm to place` : ''}`;
       confirmBtn.disabled = !pinned || sending;
     } else {
       status.classList.add('illegal');
@@ -334,13 +355,45 @@ export function createView(root, ctx) {
   }
   document.addEventListener('keydown', onKey);
 
+  /** The preview can be dragged onto the board: the ghost follows, release drops it. */
+  function dragSource(el) {
+    el.classList.add('draggable');
+    const over = (event) => {
+      const cell = main && cellOf(event);
+      const { box } = main ?? {};
+      return cell && box && cell.cx >= box.x && cell.cy >= box.y && cell.cx < box.x + box.w && cell.cy < box.y + box.h ? cell : null;
+    };
+    el.addEventListener('pointerdown', (event) => {
+      if (!canPlace()) return;
+      event.preventDefault();
+      dragging = true;
+      el.setPointerCapture(event.pointerId);
+      pinned = null;
+    });
+    el.addEventListener('pointermove', (event) => {
+      if (!dragging) return;
+      hover = over(event);
+      refreshGhost();
+    });
+    const drop = (event) => {
+      if (!dragging) return;
+      dragging = false;
+      const cell = event.type === 'pointerup' ? over(event) : null;
+      if (cell) pinned = hover = cell;
+      refreshGhost();
+    };
+    el.addEventListener('pointerup', drop);
+    el.addEventListener('pointercancel', drop);
+    return el;
+  }
+
   function renderCard() {
     if (me === null) return;
     const b = board();
     replace(
       cardBox,
       h('div', { class: 'n9-card-digit', title: 'the current card' }, b.finished ? '–' : String(b.card)),
-      b.finished ? null : tilePreview(b.card, rot),
+      b.finished ? null : dragSource(tilePreview(b.card, rot)),
       h('div', { class: 'n9-round' }, `Round ${Math.min(b.round, b.rounds)} / ${b.rounds}`),
     );
   }
@@ -351,7 +404,13 @@ export function createView(root, ctx) {
     const player = b.players[seat];
     boardTitle.textContent =
       me === null ? `${ctx.seatName(seat)} — ${player.score} points` : `Your board — ${player.score} points`;
-    main = boardSvg(player, seat, { min: 12, title: `board of ${ctx.seatName(seat)}` });
+    // Keep the frame while the tiles fit (no jump after Confirm); widen it to the space.
+    const need = bounds(player.tiles, MARGIN, 12);
+    let box = frame?.seat === seat ? union(frame.box, need) : need;
+    const width = boardWrap.clientWidth;
+    if (width > 0) box = widen(box, width / Math.max(240, Math.min(width, window.innerHeight * 0.7)));
+    frame = { seat, box };
+    main = boardSvg(player, seat, { box, title: `board of ${ctx.seatName(seat)}` });
     main.el.classList.add('n9-big');
     if (me !== null) attachPointer(main.el);
     replace(boardWrap, main.el);
@@ -427,6 +486,7 @@ export function createView(root, ctx) {
   function update(next) {
     const prevRound = view?.board?.round;
     view = next;
+    controls.hidden = hintText.hidden = board().finished || view.status === 'finished';
     if (prevRound !== undefined && prevRound !== board().round) {
       pinned = null; // a new card: pick up any dropped ghost
       rot = 0;
@@ -444,5 +504,49 @@ export function createView(root, ctx) {
     destroy() {
       document.removeEventListener('keydown', onKey);
     },
+  };
+}
+
+// -- words for people: rules, the game log, the end screen ------------------------------
+
+export const rules = [
+  'Twenty rounds. Each round a card shows a digit from 0 to 9, and every player places a tile of that shape in their own layout at the same time. The deck holds two cards of each digit; the tracker shows which are still to come.',
+  'A tile lies on the table (level 0) or on top of other tiles. On the table it must touch your tiles along an edge. On a higher level every square must rest on tiles below — no overhang, no gaps — and it must lie across at least two different tiles. A tile on a level that already has tiles must touch one of them along an edge.',
+  'Tiles can be turned in quarter steps but never flipped. Each tile scores its digit times its level, so a 9 on level 2 is worth 18 and anything on the table is worth 0. Highest total after twenty rounds wins.',
+];
+
+export const optionWords = {
+  tournament: { label: 'Tournament table', hint: 'up to 1,000 players on the same deck' },
+};
+
+/** A log line for one event, or null for the generic line. */
+export function describe(event, name) {
+  switch (event.type) {
+    case 'placed':
+      return event.level > 0
+        ? `${name(event.seat)} placed a ${event.digit} on level ${event.level} for ${event.digit * event.level} point${event.digit * event.level === 1 ? '' : 's'} (total ${event.score}).`
+        : `${name(event.seat)} placed a ${event.digit} on the table (total ${event.score}).`;
+    case 'card':
+      return `Round ${event.round}: the card is a ${event.digit}.`;
+    case 'resigned':
+      return `${name(event.seat)} resigned.`;
+    case 'finished':
+      return `The game is over: ${event.winners.map(name).join(' and ') || 'nobody'} win${event.winners.length === 1 ? 's' : ''}.`;
+    default:
+      return null;
+  }
+}
+
+/** The end screen's breakdown: points per level for every seat. */
+export function breakdown(view) {
+  const players = view.board.players;
+  const top = Math.max(1, ...players.flatMap((p) => p.tiles.map((t) => t.level)));
+  const columns = Array.from({ length: top }, (_, i) => `level ${i + 1}`);
+  return {
+    columns: [...columns, 'tiles'],
+    rows: players.map((p) => [
+      ...columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0)),
+      p.tiles.length,
+    ]),
   };
 }

@@ -1,11 +1,14 @@
 // Termite Towers view (docs/games/termite.md): the action cards A/C/E/G (a slot per die value),
 // the six stake areas D1-D6 (main stake cubes, tunnel and collect dice, the stake-card
 // pyramid, everyone's tunnels), your board (dice, rooms, wall, blueprints, queen cards)
-// and the other players' boards.  Day: click one of your dice, then a highlighted slot
-// (optionally with a helper die); queen cards are buttons.  Night: the pending choice's
-// prompt and its legal answers as buttons.  Legal slots come from the `legal` list.
+// and the other players' boards.  Day: pick one of your dice, then a highlighted slot
+// (optionally with a helper die), then the value if it has a choice; queen cards are
+// buttons.  Night: the pending choice's prompt, answered in a few steps (games/steps.js
+// groups the legal answers field by field).  Legal slots come from the `legal` list.
+// The view shape is being re-ruled: everything here reads it defensively.
 
-import { add, h, replace } from '../dom.js';
+import { CLICK, add, h, replace } from '../dom.js';
+import { nextStep } from './steps.js';
 
 const SEAT_COLOURS = ['#e4572e', '#1b998b', '#f3a712', '#6a4c93'];
 const CUBE_COLOURS = { red: '#d64545', yellow: '#e8c547', green: '#4c9a4c', blue: '#3b6fd1', purple: '#8a4fbf', white: '#e9e6df' };
@@ -32,12 +35,147 @@ function cubes(list) {
   return list.map((c) => h('span', { class: 'tm-cube', style: { background: CUBE_COLOURS[c] ?? '#ccc' }, title: c }));
 }
 
-function label(action) {
-  return Object.entries(action)
-    .filter(([k]) => k !== 'type')
-    .map(([k, v]) => `${k} ${Array.isArray(v) ? JSON.stringify(v) : v}`)
-    .join(', ');
+/** Blueprint shapes (tetromino letters) as cells [x, y], y downward. */
+const SHAPES = {
+  I: [[0, 0], [0, 1], [0, 2], [0, 3]],
+  O: [[0, 0], [1, 0], [0, 1], [1, 1]],
+  T: [[0, 0], [1, 0], [2, 0], [1, 1]],
+  S: [[1, 0], [2, 0], [0, 1], [1, 1]],
+  Z: [[0, 0], [1, 0], [1, 1], [2, 1]],
+  J: [[1, 0], [1, 1], [0, 2], [1, 2]],
+  L: [[0, 0], [0, 1], [0, 2], [1, 2]],
+};
+
+/** A blueprint ("green-O") drawn as its piece in its colour. */
+function blueprintEl(card) {
+  const [colour, letter] = String(card).split('-');
+  const cells = SHAPES[letter];
+  if (!cells) return h('span', { class: 'tm-bp text' }, String(card));
+  const w = Math.max(...cells.map(([x]) => x)) + 1;
+  const rows = Math.max(...cells.map(([, y]) => y)) + 1;
+  return h(
+    'span',
+    { class: 'tm-bp', title: `${colour} ${letter} blueprint`, data: { card }, style: { gridTemplateColumns: `repeat(${w}, 0.55em)`, gridTemplateRows: `repeat(${rows}, 0.55em)` } },
+    cells.map(([x, y]) => h('i', { style: { gridColumn: x + 1, gridRow: y + 1, background: CUBE_COLOURS[colour] ?? '#999' } })),
+  );
 }
+
+const words = (id) => String(id).replaceAll('_', ' ');
+const QUEEN = { royal_jelly: 'royal jelly', swarm: 'swarm', nursery: 'nursery', architect: 'architect', mandibles: 'mandibles' };
+const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', points: 'points' };
+const PAY = { cubes: 'two cubes from your rooms', egg: 'an egg', queen: 'a queen card', blueprint: 'a blueprint from your hand' };
+
+/** Where a slot id points, in words: "A4" -> "card A, space 4", "D3t" -> "tunnel of D3". */
+export function slotWords(slot) {
+  const m = /^([ACEG])(\d)$/.exec(slot);
+  if (m) return `card ${m[1]}, space ${m[2]}`;
+  const d = /^D(\d)([tc])$/.exec(slot);
+  if (d) return `the ${d[2] === 't' ? 'tunnel' : 'collect'} space of stake D${d[1]}`;
+  const r = /^R(\d+)$/.exec(slot);
+  if (r) return `room ${Number(r[1]) + 1}`;
+  return String(slot);
+}
+
+/** One field of a choice as a button's content (pieces where it is a piece); `board`
+ * (the view's board, optional) lets a stake show its colour. */
+function fieldContent(key, value, board = null) {
+  if (value === undefined) return 'none';
+  switch (key) {
+    case 'type':
+      return { choose: 'choose', pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
+    case 'room':
+      return `room ${Number(value) + 1}`;
+    case 'rooms':
+      return `rooms ${value.map((r) => Number(r) + 1).join(' and ')}`;
+    case 'column':
+      return `column ${Number(value) + 1}`;
+    case 'rotation':
+      return `turned ${Number(value) * 90}°`;
+    case 'blueprint':
+      return value === 'deck' ? 'top of the deck' : blueprintEl(value);
+    case 'source': {
+      const m = /^D(\d)(?:\/(\w+))?$/.exec(value);
+      if (!m) return words(value);
+      const stake = board?.stakes?.[Number(m[1]) - 1];
+      const colour = m[2] ? stake?.cards?.[m[2]]?.colour : stake?.colour;
+      return [colour ? cubes([colour]) : null, m[2] ? ` stake card ${m[2]} of D${m[1]}` : ` stake D${m[1]}`];
+    }
+    case 'edge':
+      return `tunnel ${value.replace('S', 'start').replace('-', ' → ')}`;
+    case 'space':
+      return BONUS[value] ?? words(value);
+    case 'pay':
+      return PAY[value] ?? words(value);
+    case 'card':
+      return QUEEN[value] ?? (/-/.test(value) ? blueprintEl(value) : words(value));
+    case 'cubes':
+      return Array.isArray(value) ? value.map((c) => (Array.isArray(c) ? [cubes([c[1]]), ` room ${Number(c[0]) + 1} `] : cubes([c]))) : String(value);
+    case 'colour':
+      return cubes([value]);
+    case 'die':
+    case 'helper':
+      return `die ${Number(value) + 1}`;
+    case 'stake':
+      return `stake D${value}`;
+    default:
+      return Array.isArray(value) ? value.join(', ') : words(value);
+  }
+}
+
+/** The pending choice in words (the engine's prompt names action fields). */
+function promptWords(pending) {
+  switch (pending.kind) {
+    case 'bumped':
+      return `die ${Number(pending.die) + 1} was pushed off its space: place it again now.`;
+    case 'blueprint':
+      return 'take a blueprint — one of the face-up ones, or the top of the deck.';
+    case 'egg':
+      return 'put an egg into one of your empty rooms.';
+    case 'tunnel':
+      return `dig a tunnel at stake D${pending.area}.`;
+    case 'cube':
+      return `take a cube (${pending.from === 'any main stake' ? 'from any stake' : `from stake ${pending.from}`} or a stake card your tunnels reach) into one of your rooms.`;
+    case 'trade':
+      return 'trade to build: pay two cubes, an egg, a queen card or a blueprint — or pass.';
+    case 'trade_take':
+      return 'take the traded cube from a stake and choose the wall column it drops into.';
+    case 'move':
+      return `move cubes between two of your rooms holding dice that show ${pending.value} — or pass.`;
+    case 'build':
+      return `build a blueprint from a room holding dice that show ${pending.value} — or pass.`;
+    case 'bonus':
+      return 'a wall row is complete: choose a bonus.';
+    default:
+      return pending.prompt ?? 'make your choice.';
+  }
+}
+
+/** A whole action as a button's content: its fields in words (the type alone if none). */
+function actionContent(action) {
+  const fields = Object.entries(action).filter(([key]) => key !== 'type');
+  if (!fields.length) return fieldContent('type', action.type);
+  return fields.map(([key, value], i) => [i ? ', ' : '', fieldContent(key, value)]);
+}
+
+const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'edge', 'space', 'cubes', 'colour', 'value'];
+const STEP_QUESTION = {
+  type: 'What do you do?',
+  card: 'Which card?',
+  pay: 'Pay with',
+  die: 'Which die?',
+  helper: 'Helper die',
+  blueprint: 'Which blueprint?',
+  source: 'From where?',
+  stake: 'Which stake?',
+  room: 'Which room?',
+  rooms: 'Which rooms?',
+  rotation: 'Which way round?',
+  column: 'Which wall column?',
+  edge: 'Which tunnel?',
+  space: 'Which bonus?',
+  cubes: 'Which cubes?',
+  value: 'Which value?',
+};
 
 export function createView(root, ctx) {
   const me = ctx.seat;
@@ -46,6 +184,12 @@ export function createView(root, ctx) {
   let legalKey = null;
   let selected = null; // index of my die picked for placement
   let helper = null; // index of a helper die, or null
+  let picks = []; // answers given so far to the pending choice: [{key, value}]
+  let slotChoice = null; // place_die actions of one slot still differing (e.g. the value)
+  const roomPicks = new Map(); // room -> answer, while the chooser asks "which room?"
+  const columnPicks = new Map(); // wall column -> answer, while it asks "which column?"
+  const lastBySeat = new Map(); // seat -> the slot its latest die went to
+  let lastSlots = new Set(); // those slots (highlighted)
 
   const info = h('div', { class: 'tm-info', role: 'status' });
   const turnBox = h('div', { class: 'tm-turn' });
@@ -93,7 +237,7 @@ export function createView(root, ctx) {
     return h(
       actions ? 'button' : 'div',
       {
-        class: ['tm-slot', actions ? 'target' : null],
+        class: ['tm-slot', actions ? 'target' : null, lastSlots.has(slot) ? 'last' : null],
         data: { slot },
         type: actions ? 'button' : undefined,
         on: actions ? { click: () => chooseSlot(actions) } : {},
@@ -107,12 +251,51 @@ export function createView(root, ctx) {
       if (await ctx.act(actions[0])) selected = helper = null;
       return;
     }
-    // A room slot: pick the value the dice take there.
-    replace(
-      turnBox,
-      h('span', {}, 'Value in the room: '),
-      actions.map((a) => h('button', { class: 'small tm-value', on: { click: async () => (await ctx.act(a)) && (selected = helper = null) } }, String(a.value ?? label(a)))),
-      h('button', { class: 'small', on: { click: () => render() } }, 'Cancel'),
+    slotChoice = actions; // e.g. a room slot: the value the dice take there comes next
+    picks = [];
+    render();
+  }
+
+  /** The stepped chooser over `actions`: the answers so far, then the next question. */
+  function stepper(actions, { onCancel } = {}) {
+    let left = actions;
+    for (const { key, value } of picks) left = left.filter((a) => JSON.stringify(a[key]) === JSON.stringify(value));
+    const step = nextStep(left, STEP_ORDER);
+    if (!step && left.length === 1 && picks.length) {
+      const action = left[0];
+      picks = [];
+      slotChoice = null;
+      ctx.act(action).then((ok) => ok && ((selected = helper = null), render()));
+      return h('p', { class: 'muted' }, 'Sending…');
+    }
+    return h(
+      'div',
+      { class: 'tm-steps' },
+      picks.length ? h('p', { class: 'tm-picked' }, 'You chose: ', picks.map((p) => h('span', { class: 'tm-pick' }, fieldContent(p.key, p.value, b())))) : null,
+      step
+        ? [
+            h('p', { class: 'tm-question' }, STEP_QUESTION[step.key] ?? `Choose ${words(step.key)}`),
+            h(
+              'div',
+              { class: 'tm-choices' },
+              step.options.map((o) => {
+                const answer = () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && ((picks = []), (slotChoice = null), (selected = helper = null))) : (picks.push({ key: step.key, value: o.value }), render()));
+                if (step.key === 'room') roomPicks.set(o.value, answer); // also on the board
+                if (step.key === 'column') columnPicks.set(o.value, answer);
+                return h(
+                  'button',
+                  {
+                    class: ['small', 'tm-choice', step.key === 'type' ? o.value : null],
+                    data: { key: step.key, count: o.actions.length },
+                    on: { click: answer },
+                  },
+                  fieldContent(step.key, o.value, b()),
+                );
+              }),
+            ),
+          ]
+        : left.map((a) => h('button', { class: ['small', 'tm-choice', a.type], on: { click: () => ctx.act(a) } }, actionContent(a))),
+      picks.length || onCancel ? h('button', { class: 'small tm-back', on: { click: () => (picks.length ? picks.pop() : onCancel?.(), render()) } }, picks.length ? 'Back' : 'Cancel') : null,
     );
   }
 
@@ -124,10 +307,12 @@ export function createView(root, ctx) {
 
   function renderTurn() {
     replace(turnBox);
+    roomPicks.clear();
+    columnPicks.clear();
     const board = b();
     const pending = board.pending;
     if (pending) {
-      add(turnBox, h('p', { class: ['tm-prompt', pending.seat === me ? 'mine' : null] }, `${ctx.seatName(pending.seat)}: ${pending.prompt}`));
+      add(turnBox, h('p', { class: ['tm-prompt', pending.seat === me ? 'mine' : null], data: { kind: pending.kind } }, `${ctx.seatName(pending.seat)}: ${promptWords(pending)}`));
     }
     if (!myTurn()) {
       if (view.status === 'playing' && !pending) add(turnBox, h('p', { class: 'muted' }, `Waiting for ${(board.to_act ?? []).map(ctx.seatName).join(', ')}…`));
@@ -142,7 +327,7 @@ export function createView(root, ctx) {
     if (places.length) {
       const helpers = [...new Set(places.filter((a) => a.die === selected && a.helper !== undefined).map((a) => a.helper))];
       add(turnBox, 
-        h('p', {}, selected === null ? 'Your turn: pick one of your dice below, then a highlighted slot.' : `Die ${selected + 1} picked: click a highlighted slot.`),
+        h('p', {}, selected === null ? `Your turn: ${CLICK} one of your dice below, then a highlighted space.` : `Die ${selected + 1} (showing ${b().players[me].dice[selected]?.value}) picked: ${CLICK} a highlighted space.`),
         helpers.length
           ? h(
               'label',
@@ -152,23 +337,16 @@ export function createView(root, ctx) {
                 'select',
                 { on: { change: (e) => ((helper = e.target.value === '' ? null : Number(e.target.value)), render()) } },
                 h('option', { value: '' }, 'none'),
-                helpers.map((i) => h('option', { value: i, selected: helper === i }, `die ${i + 1} (${b().players[me].dice[i].value})`)),
+                helpers.map((i) => h('option', { value: i, selected: helper === i }, `die ${i + 1} (showing ${b().players[me].dice[i].value})`)),
               ),
             )
           : null,
       );
     }
-    if (others.length) {
-      add(turnBox, 
-        h(
-          'div',
-          { class: 'tm-choices' },
-          others.slice(0, 60).map((a) =>
-            h('button', { class: ['small', 'tm-choice', a.type], on: { click: () => ctx.act(a) } }, `${a.type.replace('_', ' ')}${label(a) ? `: ${label(a)}` : ''}`),
-          ),
-          others.length > 60 ? h('span', { class: 'muted' }, ` … ${others.length - 60} more`) : null,
-        ),
-      );
+    if (slotChoice) {
+      add(turnBox, h('p', {}, `Die ${selected + 1} to ${slotWords(slotChoice[0].slot)}:`), stepper(slotChoice, { onCancel: () => (slotChoice = null) }));
+    } else if (others.length) {
+      add(turnBox, stepper(others));
     }
   }
 
@@ -226,11 +404,16 @@ export function createView(root, ctx) {
     );
   }
 
-  function wallEl(rows) {
-    // rows are bottom first; draw top first
+  function wallEl(rows, { picks = null } = {}) {
+    // rows are bottom first; draw top first.  `picks` (column -> answer): the columns
+    // the chooser offers, as buttons above the wall.
+    const width = rows[0]?.length ?? 0;
     return h(
       'div',
       { class: 'tm-wall' },
+      picks?.size
+        ? h('div', { class: 'tm-wall-row tm-wall-picks' }, Array.from({ length: width }, (_, x) => (picks.has(x) ? h('button', { class: 'tm-wall-pick', type: 'button', data: { column: x }, title: `column ${x + 1}`, on: { click: picks.get(x) } }, '▼') : h('span', { class: 'tm-wall-cell empty' }))))
+        : null,
       [...rows].reverse().map((row) =>
         h('div', { class: 'tm-wall-row' }, [...row].map((c) => h('span', { class: ['tm-wall-cell', c === '.' ? 'empty' : null], style: c === '.' ? {} : { background: CUBE_COLOURS[INITIAL[c]] ?? '#999' }, title: INITIAL[c] ?? '' }))),
       ),
@@ -264,21 +447,30 @@ export function createView(root, ctx) {
         'div',
         { class: 'tm-rooms' },
         player.rooms.map((room, r) =>
-          (mine ? (content) => slotButton(`R${r}`, content, targets) : (content) => h('div', { class: 'tm-slot' }, content))([
+          (mine && roomPicks.has(r)
+            ? (content) => h('button', { class: 'tm-slot target', type: 'button', data: { room: r }, on: { click: roomPicks.get(r) } }, content)
+            : mine
+              ? (content) => slotButton(`R${r}`, content, targets)
+              : (content) => h('div', { class: 'tm-slot' }, content))([
             h('small', {}, `room ${r + 1}`),
             room.egg ? h('span', { class: 'tm-egg', title: 'egg' }) : null,
-            cubes(room.cubes),
-            room.dice.map((d) => (typeof d === 'object' ? dieEl({ ...d, owner: d.owner ?? seat }) : dieEl({ kind: 'worker', value: d, owner: seat }))),
+            cubes(room.cubes ?? []),
+            (player.dice ?? []).map((d, i) => (d.at === `R${r}` ? dieEl({ ...d, owner: seat }, { index: i }) : null)),
           ]),
         ),
       ),
-      full ? wallEl(player.wall) : null,
+      full ? wallEl(player.wall, { picks: mine ? columnPicks : null }) : null,
       h(
         'div',
-        { class: 'tm-meta muted' },
-        `built: ${player.built.length ? player.built.join(', ') : '—'} · bonus: ${player.bonus.length ? player.bonus.join(', ') : '—'}`,
-        player.hand ? ` · blueprints in hand: ${player.hand.join(', ') || '—'}` : ` · blueprints: ${player.hand_count}`,
-        player.queens ? ` · queen cards: ${player.queens.join(', ') || '—'}` : ` · queen cards: ${player.queen_count}`,
+        { class: 'tm-meta' },
+        h('span', { class: 'tm-meta-item' }, 'Built: ', (player.built ?? []).length ? player.built.map(blueprintEl) : h('span', { class: 'muted' }, 'nothing yet')),
+        h('span', { class: 'tm-meta-item' }, 'Bonuses: ', (player.bonus ?? []).length ? player.bonus.map((x) => BONUS[x] ?? words(x)).join(', ') : h('span', { class: 'muted' }, 'none')),
+        player.hand
+          ? h('span', { class: 'tm-meta-item' }, 'Blueprints in hand: ', player.hand.length ? player.hand.map(blueprintEl) : h('span', { class: 'muted' }, 'none'))
+          : h('span', { class: 'tm-meta-item' }, `Blueprints in hand: ${player.hand_count ?? 0}`),
+        player.queens
+          ? h('span', { class: 'tm-meta-item' }, `Queen cards: ${player.queens.map((q) => QUEEN[q] ?? words(q)).join(', ') || 'none'}`)
+          : h('span', { class: 'tm-meta-item' }, `Queen cards: ${player.queen_count ?? 0}`),
       ),
       full ? null : wallEl(player.wall),
     );
@@ -299,7 +491,9 @@ export function createView(root, ctx) {
     );
     replace(
       commonBox,
-      `Blueprints face up: ${board.blueprints.face_up.join(', ') || '—'} · deck ${board.blueprints.deck} · queen deck ${board.queen_deck} · eggs ${board.eggs} · goals: ${board.goals.map((g) => g.goal.replaceAll('_', ' ')).join(', ')}`,
+      h('div', { class: 'tm-legend' }, 'Dice: ', board.players.map((_, seat) => h('span', { class: 'tm-legend-item' }, dieEl({ kind: 'worker', value: '·', owner: seat }), ` ${ctx.seatName(seat)}`)), h('span', { class: 'tm-legend-item' }, dieEl({ kind: 'worker', value: '·', owner: -1 }), ' neutral'), h('span', { class: 'tm-legend-item' }, dieEl({ kind: 'soldier', value: '', owner: -1 }), ' soldier')),
+      h('div', {}, 'Blueprints face up: ', (board.blueprints?.face_up ?? []).map(blueprintEl), ` · deck ${board.blueprints?.deck ?? 0}`),
+      h('div', { class: 'muted' }, `Queen deck ${board.queen_deck ?? 0} · eggs left ${board.eggs ?? 0} · goals: ${(board.goals ?? []).map((g) => words(g.goal)).join(', ') || 'none'}`),
     );
   }
 
@@ -310,10 +504,112 @@ export function createView(root, ctx) {
       if (changed) {
         selected = null;
         helper = null;
+        picks = [];
+        slotChoice = null;
         refreshLegal();
       }
       render();
     },
+    events(list) {
+      const placed = list.filter((e) => e.type === 'placed' && e.slot);
+      if (!placed.length) return;
+      for (const e of placed) lastBySeat.set(e.seat, e.slot);
+      lastSlots = new Set(lastBySeat.values());
+      render();
+    },
     destroy() {},
+  };
+}
+
+// -- words for people: rules, the game log, the end screen ------------------------------
+
+export const rules = [
+  'Each round everyone rolls their dice. In turn, each player puts one die on an action space, until all dice are placed. Then night falls and the actions happen in order, from card A to card G and from die value 1 to 6.',
+  'A: take a blueprint. B (your rooms): hatch what the eggs hold. C: lay an egg in an empty room. D1–D6 (the stakes): dig a tunnel towards the stake cards, or collect cubes of that colour into your rooms. E: trade (pay two cubes, an egg, a queen card or a blueprint) for a cube on your wall. F (your rooms): move cubes and build a blueprint from them into your wall. G: draw a queen card.',
+  'Soldier dice may push a worker off cards A, C, E and G and count double on the stakes. A helper die lets another die take any value. Completed wall rows earn bonuses; the game ends at the end of the round in which someone completes the target number of rows, or the queen deck runs out. Most points wins; ties are broken as the rulebook says.',
+];
+
+export const optionWords = {
+  rows_to_end: { label: 'Wall rows to finish', hint: 'completed rows that end the game (5 or 7)' },
+};
+
+/** What a trade cost, in words: {pay, cubes?, room?, card?} (a bare string tolerated). */
+function paidWords(paid) {
+  const pay = typeof paid === 'object' && paid !== null ? paid : { pay: paid };
+  switch (pay.pay) {
+    case 'cubes':
+      return Array.isArray(pay.cubes) ? `${pay.cubes.map(([, colour]) => colour).join(' and ')} cubes` : 'two cubes';
+    case 'egg':
+      return pay.room === undefined ? 'an egg' : `the egg in room ${Number(pay.room) + 1}`;
+    case 'queen':
+      return pay.card ? `the queen card ${QUEEN[pay.card] ?? words(pay.card)}` : 'a queen card';
+    case 'blueprint':
+      return pay.card ? `the ${String(pay.card).replace('-', ' ')} blueprint` : 'a blueprint';
+    default:
+      return 'a price';
+  }
+}
+
+/** A log line for one event, or null for the generic line. */
+export function describe(event, name) {
+  const who = event.seat !== undefined ? name(event.seat) : '';
+  switch (event.type) {
+    case 'placed':
+      return `${who} put a ${event.value} ${/^R/.test(event.slot) ? 'in' : 'on'} ${slotWords(event.slot)}${event.helper !== null && event.helper !== undefined ? ' with a helper die' : ''}.`;
+    case 'bumped':
+      return `${who}'s die was pushed off ${slotWords(event.slot)}.`;
+    case 'queen_played':
+      return `${who} played the queen card ${QUEEN[event.card] ?? words(event.card)}.`;
+    case 'resigned':
+      return `${who} resigned.`;
+    case 'blueprint':
+      return event.card ? `${who} took a blueprint (${event.card.replace('-', ' ')}).` : `${who} took a blueprint from the deck.`;
+    case 'hatched':
+      return `${who} hatched ${event.kind ? `a ${words(event.kind)}` : 'an egg'} in room ${Number(event.room) + 1}.`;
+    case 'egg':
+      return `${who} laid an egg in room ${Number(event.room) + 1}.`;
+    case 'tunnel':
+      return `${who} dug a tunnel at stake D${event.area}.`;
+    case 'cube':
+      return `${who} took a ${event.colour} cube into room ${Number(event.room) + 1}.`;
+    case 'queen_drawn':
+      return `${who} drew a queen card (${event.left} left).`;
+    case 'bonus':
+      return `${who} chose the bonus: ${BONUS[event.space] ?? words(event.space)}.`;
+    case 'night':
+      return `Night ${event.round}: the actions happen.`;
+    case 'round':
+      return `Round ${event.round} begins; ${name(event.start)} starts.`;
+    case 'rolled':
+      return `${who} rolled ${(event.values ?? []).join(', ')}.`;
+    case 'passed':
+      return `${who} passed.`;
+    case 'rows':
+      return `${who} completed wall row${event.rows === 1 ? '' : 's'} (${event.rows}).`;
+    case 'trade':
+      return `${who} paid ${paidWords(event.paid)} for a cube.`;
+    case 'wall_cube':
+      return `${who} put a ${event.colour} cube on the wall, column ${Number(event.column) + 1}.`;
+    case 'moved':
+      return `${who} moved cubes between rooms ${event.rooms.map((r) => Number(r) + 1).join(' and ')}.`;
+    case 'built':
+      return `${who} built the ${event.blueprint.replace('-', ' ')} blueprint into the wall.`;
+    case 'revealed':
+      return `A stake card at D${event.area} was turned up: ${event.cubes} ${event.colour} cube${event.cubes === 1 ? '' : 's'}.`;
+    case 'majority':
+      return `Stake D${event.area} is shared out: ${(event.awards ?? []).map(([seat, n]) => `${name(seat)} ${n}`).join(', ') || 'nobody'}.`;
+    case 'finished':
+      return `The game is over: ${event.reason}.`;
+    default:
+      return null;
+  }
+}
+
+/** The end screen's breakdown: what each seat has on the table. */
+export function breakdown(view) {
+  const players = view.board.players ?? [];
+  return {
+    columns: ['wall rows', 'built', 'hatched', 'bonus points'],
+    rows: players.map((p) => [p.rows ?? 0, (p.built ?? []).length, p.hatched ?? 0, p.points ?? 0]),
   };
 }

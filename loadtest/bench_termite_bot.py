@@ -1,0 +1,116 @@
+"""Termite Towers bots: head-to-head figures and how games end (issue 14 item 5).
+
+Part 1 plays ``--games`` 2-player games of the bot (``termite.bot``) against the first
+bot (``termite.bot_basic``), seats alternating, and prints wins, ties and mean scores.
+Part 2 plays ``--ends`` games of the bot against itself for each player count 1-4 and
+prints how they end (a wall with ``rows_to_end`` rows or the empty queen deck), the
+mean rounds and rows, and how often the bot used each rule (swarm and nursery queen
+cards, F moves, egg payments, helper dice).  Engine calls only, no server; bounded.
+
+    .venv/bin/python -m tablehub.loadtest.bench_termite_bot [--games 200] [--ends 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from tablehub.server.games.base import Action, Event, State
+from tablehub.server.games.termite import GAME, bot, bot_basic, scoring
+
+Bot = Callable[[State, int], Action]
+MAX_STEPS = 20000
+
+
+def play(seats: list[Bot], seed: int, uses: Counter[str] | None = None) -> State:
+    """One game with the given bot in each seat; ``uses`` counts the rules played."""
+    state = GAME.setup(GAME.resolve_options({}), len(seats), seed)
+    for _ in range(MAX_STEPS):
+        status = GAME.status(state)
+        if status["finished"]:
+            return state
+        seat = status["to_act"][0]
+        action = seats[seat](state, seat)
+        state, events = GAME.apply(state, seat, action)
+        if uses is not None:
+            count_uses(action, events, uses)
+    raise RuntimeError(f"game {seed} did not end in {MAX_STEPS} steps")
+
+
+def count_uses(action: Action, events: list[Event], uses: Counter[str]) -> None:
+    kind = action["type"]
+    if kind == "play_queen":
+        uses[f"queen {action['card']}"] += 1
+    elif kind == "place_die" and "helper" in action:
+        uses["helper die"] += 1
+    elif kind == "choose" and action.get("pay"):
+        uses[f"trade paid with {action['pay']}"] += 1
+    for event in events:
+        if event["type"] in ("moved", "built", "hatched", "wall_cube"):
+            uses[event["type"]] += 1
+
+
+def head_to_head(games: int) -> None:
+    wins = Counter[str]()
+    points: dict[str, list[int]] = {"bot": [], "bot_basic": []}
+    started = time.perf_counter()
+    for game in range(games):
+        new_seat = game % 2
+        seats: list[Bot] = [bot_basic.bot_action, bot_basic.bot_action]
+        seats[new_seat] = bot.bot_action
+        result = play(seats, seed=1000 + game)["result"]
+        scores = result["scores"]
+        points["bot"].append(scores[new_seat])
+        points["bot_basic"].append(scores[1 - new_seat])
+        winners = result["winners"]
+        if winners == [new_seat]:
+            wins["bot"] += 1
+        elif winners == [1 - new_seat]:
+            wins["bot_basic"] += 1
+        else:
+            wins["shared"] += 1
+    elapsed = time.perf_counter() - started
+    print(f"Head to head, {games} two-player games ({elapsed:.0f} s):")
+    for name in ("bot", "bot_basic"):
+        mean = sum(points[name]) / games
+        share = 100 * wins[name] / games
+        print(f"  {name:9} wins {wins[name]:4} ({share:.1f} %)  mean score {mean:.1f}")
+    print(f"  shared    {wins['shared']:4}")
+
+
+def endings(games: int) -> None:
+    print(f"\nHow games end, bot against itself, {games} games per player count:")
+    for seats in range(1, 5):
+        reasons = Counter[str]()
+        rounds = rows = 0
+        uses = Counter[str]()
+        for game in range(games):
+            state = play([bot.bot_action] * seats, seed=5000 + game, uses=uses)
+            reason = state["result"]["reason"]
+            reasons["rows" if "rows" in reason else "queen deck"] += 1
+            rounds += state["round"]
+            rows += max(scoring.rows_done(p) for p in state["players"])
+        print(
+            f"  {seats} player(s): rows ending {reasons['rows']:4},"
+            f" queen deck {reasons['queen deck']:4};"
+            f" mean {rounds / games:.1f} rounds, best wall {rows / games:.1f} rows"
+        )
+        per_game = ", ".join(f"{name} {n / games:.1f}" for name, n in sorted(uses.items()))
+        print(f"    per game: {per_game}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="head-to-head games")
+    parser.add_argument("--ends", type=int, default=200, help="games per player count")
+    args = parser.parse_args()
+    if args.games:
+        head_to_head(args.games)
+    if args.ends:
+        endings(args.ends)
+
+
+if __name__ == "__main__":
+    main()

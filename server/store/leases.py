@@ -1,0 +1,172 @@
+"""Lease renewal on a thread of its own, and the event loop's lateness.
+
+Theory of operation: a table's owner must renew its lease (a Redis key with a TTL)
+well within the lease length, or another process takes the table over.  Renewing from
+the event loop means a busy loop -- a burst of commits and fan-out, a long GC pause --
+delays renewal, and leases were lost under load for dozens of tables at once.  So the
+:class:`LeaseKeeper` renews from a daemon thread with its own synchronous Redis
+connection: it needs the GIL for a moment every ``interval`` seconds, never a turn of
+the event loop.  A renewal that finds the lease gone is reported to the loop
+(``call_soon_threadsafe``).
+
+The same thread measures how late the event loop runs a callback it posts (the loop's
+*lag*).  Past ``shed_after_s`` the process is *shedding*: the hub refuses new tables
+with a retryable ``overloaded`` (and says so in ``/healthz``) before the lag grows
+into lost leases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import redis
+
+from tablehub.server import metrics
+
+log = logging.getLogger("tablehub.leases")
+
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+LAG_WINDOW_S = 5.0
+"""Shedding lasts until the loop has been on time for this long."""
+PROBE_S = 0.05
+"""How often the thread looks at the loop's lag (it renews every quarter lease)."""
+
+
+class LeaseKeeper:
+    def __init__(
+        self,
+        url: str,
+        process_id: str,
+        lease_ms: int,
+        key_of: Callable[[str], str],
+        on_lost: Callable[[str, int], None],
+    ) -> None:
+        self.process_id = process_id
+        self.lease_ms = lease_ms
+        self.interval = lease_ms / 4000
+        self.shed_after_s = lease_ms / 4000
+        self._key_of = key_of
+        self._on_lost = on_lost
+        self._client = redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
+        self._renew = self._client.register_script(RENEW)
+        self._leases: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._probe_sent = 0.0
+        self._probe_ran = 0.0
+        self._late_until = 0.0
+        self.renew_failing = False
+
+    # -- the loop's side ------------------------------------------------------------------
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._probe_sent = self._probe_ran = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="tablehub-leases", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._client.close()
+
+    def hold(self, table: str, epoch: int) -> None:
+        with self._lock:
+            self._leases[table] = epoch
+
+    def drop(self, table: str) -> None:
+        with self._lock:
+            self._leases.pop(table, None)
+
+    def epoch(self, table: str) -> int | None:
+        with self._lock:
+            return self._leases.get(table)
+
+    def held(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._leases)
+
+    @property
+    def shedding(self) -> str | None:
+        """Why this process should take no new work now, or None."""
+        if self.renew_failing:
+            return "lease renewal is failing"
+        if time.monotonic() < self._late_until:
+            return "the event loop is running late"
+        return None
+
+    # -- the thread -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        next_renewal = time.monotonic() + self.interval
+        while not self._stop.wait(PROBE_S):
+            self._check_lag()
+            if time.monotonic() >= next_renewal:
+                next_renewal += self.interval
+                leases = self.held()
+                if leases:
+                    self._renew_all(leases)
+
+    def _check_lag(self) -> None:
+        """Post a probe to the loop when the last one ran (observing how late it ran);
+        while one is pending, the time since it was posted is the lag so far."""
+        now = time.monotonic()
+        if self._probe_ran >= self._probe_sent:
+            lag = self._probe_ran - self._probe_sent
+            metrics.LOOP_LAG.observe(lag)
+            self._probe_sent = now
+            assert self._loop is not None
+            try:
+                self._loop.call_soon_threadsafe(self._probe)
+            except RuntimeError:  # the loop is closed: the process is stopping
+                self._stop.set()
+                return
+        else:
+            lag = now - self._probe_sent  # still not run: at least this late
+        if lag > self.shed_after_s:
+            if now >= self._late_until:
+                log.warning("event loop %.0f ms late: shedding new tables", lag * 1000)
+            self._late_until = now + LAG_WINDOW_S
+
+    def _probe(self) -> None:
+        self._probe_ran = time.monotonic()
+
+    def _renew_all(self, leases: dict[str, int]) -> None:
+        try:
+            pipe = self._client.pipeline(transaction=False)
+            for table, epoch in leases.items():
+                self._renew(
+                    keys=[self._key_of(table)],
+                    args=[f"{self.process_id}:{epoch}", self.lease_ms],
+                    client=pipe,
+                )
+            results = pipe.execute()
+        except redis.RedisError as err:  # Redis away: commits will be refused as well
+            if not self.renew_failing:
+                log.warning("lease renewal failed: %s", err)
+            self.renew_failing = True
+            return
+        self.renew_failing = False
+        for (table, epoch), renewed in zip(leases.items(), results, strict=True):
+            if not renewed:
+                with self._lock:
+                    if self._leases.get(table) != epoch:
+                        continue  # released meanwhile
+                    del self._leases[table]
+                log.warning("lost the lease of table %s", table)
+                metrics.LEASES_LOST.inc()
+                assert self._loop is not None
+                self._loop.call_soon_threadsafe(self._on_lost, table, epoch)

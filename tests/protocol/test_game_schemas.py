@@ -1,0 +1,178 @@
+"""Per-game schemas (protocol/v1/games/) against real playouts, for every audience.
+
+The engines are driven directly (fast): every action played or listed by ``legal``,
+every bot move, every event, every view of every seat and of spectators, and the hub's
+table view around them must fit the schemas a third-party client reads.  Besides the
+legal and bot moves, each step also tries the game's field-less actions (resign, draw
+offers, discard, pass), so their events are covered too.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from tablehub.protocol.codec import (
+    GAME_SCHEMA_KINDS,
+    V1_DIR,
+    action_problem,
+    index,
+    validate_game_value,
+)
+from tablehub.server.games import all_games, get_game
+from tablehub.server.games.base import Game, IllegalAction, State
+from tablehub.server.tables.feed import table_view
+from tablehub.server.tables.record import Seat, TableRecord, TableStatus
+
+GAMES = sorted(index()["games"])
+# (seats, options) per game, a few deals each: small and full tables, options that
+# reach the later phases (brix's move phase, completto's second round).
+TABLES: dict[str, list[tuple[int, dict[str, Any]]]] = {
+    "nmbr9": [(1, {}), (2, {}), (4, {})],
+    "brix": [(2, {}), (2, {"bricks": 4}), (2, {"bricks": 6, "move_limit": 6})],
+    "completto": [(2, {"rounds": 2}), (3, {})],
+    "termite": [(3, {})],
+}
+SEEDS = range(3)
+
+
+def bare_actions(game_id: str) -> list[dict[str, Any]]:
+    """The action types of ``game_id`` that need no field besides ``type``."""
+    schema = json.loads((V1_DIR / index()["games"][game_id]["action"]).read_text())
+    return [
+        {"type": name}
+        for name, variant in schema["$defs"].items()
+        if variant["required"] == ["type"]
+    ]
+
+
+def check_state(game: Game, state: State, seats: int) -> None:
+    """Every audience's board and the table view around it fit the schemas."""
+    for seat in [None, *range(seats)]:
+        kind = "spectator_view" if seat is None else "player_view"
+        validate_game_value(game.id, kind, game.view(state, seat))
+    status = game.status(state)
+    assert status["phase"] in index()["games"][game.id]["phases"]
+    record = TableRecord(
+        table="t1",
+        game=game.id,
+        options={},
+        turn_ms=None,
+        seed=0,
+        seats=[Seat(name=f"p{s}") for s in range(seats)],
+        state=state,
+        status=TableStatus.FINISHED if status["finished"] else TableStatus.PLAYING,
+    )
+    validate_game_value("", "table_view", table_view(game, record, None))
+
+
+def drive(game: Game, seats: int, seed: int, options: dict[str, Any], max_steps: int = 3000) -> int:
+    """Play one game checking every action, event and view; returns the steps played."""
+    chooser = random.Random(seed)
+    extras = bare_actions(game.id)
+    state = game.setup(game.resolve_options(options), seats, seed)
+    check_state(game, state, seats)
+    for step in range(max_steps):
+        status = game.status(state)
+        if status["finished"]:
+            return step
+        seat = chooser.choice(status["to_act"])
+        legal = game.legal_actions(state, seat)
+        # Termite lists hundreds of actions a step: a sample keeps the test fast.
+        bot = game.bot_action(state, seat)
+        for action in [bot, *chooser.sample(legal, min(len(legal), 40))]:
+            problem = action_problem(game.id, action)
+            assert problem is None, (action, problem)
+        candidates = [bot, chooser.choice(legal)] if legal else [bot]
+        # Now and then a field-less action (resigning only late, so games run long).
+        extra = chooser.choice(extras)
+        if extra["type"] != "resign" and chooser.random() < 0.1:
+            candidates.insert(0, extra)
+        elif step > 20 and chooser.random() < 0.01:
+            candidates.insert(0, {"type": "resign"})
+        for action in candidates:
+            try:
+                state, events = game.apply(state, seat, action)
+            except IllegalAction:
+                continue
+            for event in events:
+                validate_game_value(game.id, "event", event)
+            break
+        check_state(game, state, seats)
+    return max_steps
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_action_event_and_view_of_playouts_fits_the_schemas(game_id: str) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    for seats, options in TABLES[game_id]:
+        for seed in SEEDS:
+            drive(game, seats, seed, options)
+
+
+def test_index_names_every_game_and_every_game_file() -> None:
+    """Every registered game has its schemas; every file under games/ is indexed (so a
+    client that loads what index.json names fingerprints the same set as the server)."""
+    assert set(GAMES) == {game.id for game in all_games()}
+    named = {index()["table_view"]}
+    for refs in index()["games"].values():
+        named |= {refs[kind].partition("#")[0] for kind in GAME_SCHEMA_KINDS}
+    files = {p.relative_to(V1_DIR).as_posix() for p in (V1_DIR / "games").rglob("*.json")}
+    assert files == named
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_options_schema_matches_the_games_options(game_id: str) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    doc = json.loads((V1_DIR / index()["games"][game_id]["options"]).read_text())
+    props = dict(doc["properties"])
+    assert props.pop("turn_seconds")["type"] == "number"
+    assert props.pop("seed")["type"] == "integer"
+    described = game.describe()["options"]
+    assert set(props) == set(described)
+    for name, spec in described.items():
+        schema = props[name]
+        assert schema["default"] == spec["default"], name
+        if "choices" in spec:
+            assert schema["enum"] == spec["choices"], name
+        else:
+            assert schema["type"] == spec["type"], name
+            assert schema.get("minimum") == spec.get("minimum"), name
+            assert schema.get("maximum") == spec.get("maximum"), name
+        validate_game_value(game_id, "options", {name: spec["default"]})
+
+
+@pytest.mark.parametrize(
+    ("game_id", "action", "fragment"),
+    [
+        ("nmbr9", {"type": "place", "x": 0, "y": 0, "rot": 0, "note": "hi"}, "know: note"),
+        ("nmbr9", {"type": "resign", "why": 1}, "know: why"),
+        ("nmbr9", {"type": "place", "x": "0", "y": 0, "rot": 0}, "action.x"),
+        ("nmbr9", {"type": "fly"}, "action.type"),
+        ("brix", {"type": "place", "x": 0, "y": 0, "dir": "d", "orange": 0, "face": "xo"}, "dir"),
+        ("completto", {"type": "discard", "pos": 1}, "know: pos"),
+        ("termite", {"type": "choose", "colour": "red"}, "know: colour"),
+        ("termite", {"type": "play_queen", "card": "mandibles", "room": 0}, "field(s): stake"),
+    ],
+)
+def test_junk_and_malformed_actions_are_refused_by_the_schema(
+    game_id: str, action: dict[str, Any], fragment: str
+) -> None:
+    problem = action_problem(game_id, action)
+    assert problem is not None and fragment in problem, problem
+
+
+def test_a_seat_view_never_validates_as_a_spectator_view_where_they_differ() -> None:
+    """The two audiences are told apart (a seat's private hand is not a spectator's)."""
+    game = get_game("termite")
+    assert game is not None
+    state = game.setup(game.resolve_options({}), 2, 1)
+    with pytest.raises(ValueError):
+        validate_game_value("termite", "spectator_view", game.view(state, 0))
+    with pytest.raises(ValueError):
+        validate_game_value("termite", "player_view", game.view(state, None))

@@ -1,0 +1,74 @@
+"""Leases survive a busy event loop; a late process sheds new tables, retryably."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import redis.asyncio as aioredis
+import websockets
+
+from tablehub.server.store import redis as redis_store
+from tablehub.server.store.leases import LeaseKeeper
+from tests.conftest import start_hub, stop_hub
+
+
+def busy(seconds: float) -> None:
+    """Keep the event loop's thread busy (as a long burst of work would), without awaiting."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+async def test_a_blocked_event_loop_keeps_its_leases_and_reports_lateness(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    await client.set("lease-test:a", "proc:1", px=400)
+    lost: list[str] = []
+    keeper = LeaseKeeper(
+        redis_url, "proc", 400, lambda t: f"lease-test:{t}", lambda t, e: lost.append(t)
+    )
+    keeper.hold("a", 1)
+    keeper.start(asyncio.get_running_loop())
+    try:
+        # The loop is busy (a long burst of work) for 2.5 leases: renewal goes on anyway.
+        busy(1.0)
+        assert await client.get("lease-test:a") == b"proc:1"
+        assert keeper.shedding == "the event loop is running late"
+        assert lost == []
+    finally:
+        keeper.stop()
+        await client.aclose()
+
+
+async def test_a_lease_taken_by_another_process_is_reported_on_the_loop(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    await client.set("lease-test:b", "proc:1", px=400)
+    lost: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    keeper = LeaseKeeper(
+        redis_url, "proc", 400, lambda t: f"lease-test:{t}", lambda t, e: lost.put_nowait((t, e))
+    )
+    keeper.hold("b", 1)
+    keeper.start(asyncio.get_running_loop())
+    try:
+        await client.set("lease-test:b", "other:2", px=4000)
+        assert await asyncio.wait_for(lost.get(), 5) == ("b", 1)
+        assert keeper.held() == {}
+    finally:
+        keeper.stop()
+        await client.aclose()
+
+
+async def test_a_late_hub_refuses_new_tables_with_a_retry_hint(redis_url: str) -> None:
+    running = await start_hub(redis_url)
+    try:
+        async with websockets.connect(running.url, subprotocols=["tablehub.v1.json"]) as ws:  # type: ignore[list-item]
+            await ws.send(json.dumps({"t": "hello", "id": 1, "v": 1, "name": "late"}))
+            assert json.loads(await ws.recv())["t"] == "ok"
+            busy(redis_store.LEASE_MS / 3000)  # past the shed threshold (a quarter lease)
+            await ws.send(json.dumps({"t": "create_table", "id": 2, "game": "nmbr9", "seats": 1}))
+            reply = json.loads(await ws.recv())
+            assert reply["t"] == "error" and reply["code"] == "overloaded", reply
+            assert reply["retry_ms"] > 0 and "busy" in reply["message"]
+    finally:
+        await stop_hub(running)
