@@ -15,7 +15,7 @@ def test_meta_holds_every_field_but_the_state_and_round_trips() -> None:
     record = new_record("meta")
     record = dataclasses.replace(
         record,
-        seats=[Seat(name="ann", token_hash="h"), Seat(name="bot 2", bot=True, level=2)],
+        seats=[Seat(name="ann", token_hash="h"), Seat(name="bot 2", bot=True, level="strong")],
         status=TableStatus.FINISHED,
         deadline=123,
         deadline_turn=4,
