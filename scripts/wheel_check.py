@@ -66,11 +66,15 @@ def main() -> int:
     assert '<script type="module" src="ui/app.js">' in page, "index.html without ui/app.js"
     assert get(base + "/ui/style.css"), "no stylesheet"
     found = modules(base, "ui/app.js")
-    games = json.loads(get(base + "/protocol/v1/index.json"))
-    schemas = sorted({meta["schema"] for meta in games["messages"].values()})
-    for name in schemas:
+    index = json.loads(get(base + "/protocol/v1/index.json"))
+    schemas = {meta["schema"] for meta in index["messages"].values()}
+    schemas.add(index["table_view"])
+    for game in index["games"].values():
+        schemas.update(v.split("#")[0] for v in game.values() if isinstance(v, str))
+    for name in sorted(schemas):
         json.loads(get(f"{base}/protocol/v1/{name}"))
     print(f"{label}: / and {len(found)} JS modules load; {len(schemas)} protocol schemas load")
+    assert len(index["games"]) == 4, "every game's schemas are listed"
     ws = base.replace("http://", "ws://") + "/ws"
     done = subprocess.run(
         [
