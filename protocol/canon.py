@@ -114,11 +114,6 @@ class IncrementalHasher:
             return text
         return _scalar(value)
 
-    def forget(self) -> None:
-        """Drop every remembered text."""
-        self._cache.clear()
-        self.held = 0
-
     def _remember(self, value: Any, text: str) -> None:
         if not MIN_CACHED <= len(text) <= self.max_cached:
             return  # a cell's [x, y] is cheaper to rebuild; a changing root is not reused

@@ -31,6 +31,17 @@ GC_PAUSE = Histogram(
 )
 
 
+LOOP_LAG = Histogram(
+    "tablehub_loop_lag_seconds",
+    "How late the event loop ran a callback posted by the lease thread",
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or expired")
+SHED = Counter("tablehub_shed_total", "Requests refused as overloaded while shedding load")
+
+_CHILDREN: dict[tuple[int, str], Counter] = {}
+
+
 def counter_child(counter: Counter, label: str) -> Counter:
     """``counter.labels(label)``, looked up once per label (the lookup takes a lock and
     builds a tuple key: noticeable per message on the hot path)."""
@@ -39,14 +50,3 @@ def counter_child(counter: Counter, label: str) -> Counter:
     if child is None:
         child = _CHILDREN[key] = counter.labels(label)
     return child
-
-
-_CHILDREN: dict[tuple[int, str], Counter] = {}
-
-LOOP_LAG = Histogram(
-    "tablehub_loop_lag_seconds",
-    "How late the event loop ran a callback posted by the lease thread",
-    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
-)
-LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or expired")
-SHED = Counter("tablehub_shed_total", "Requests refused as overloaded while shedding load")
