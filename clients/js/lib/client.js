@@ -383,9 +383,14 @@ export class Client {
     return reply.version;
   }
 
-  /** Play an action; resolves with the table version after it. */
+  /**
+   * Play an action; resolves with the table version after it.  An action that does not
+   * fit its game's schema is refused here (ProtocolError `bad_action`) as the hub would.
+   */
   async act(table, action) {
     const mirror = this.tables.get(table);
+    const game = mirror?.view?.game;
+    if (game) this.protocol?.validateAction(game, action);
     const version = mirror && mirror.version >= 0 ? mirror.version : undefined;
     return (await this.request('act', { table, action, version })).version;
   }

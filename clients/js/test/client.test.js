@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 
-import { Client, JSON_SUBPROTOCOL, loadProtocol, ServerError } from '../lib/index.js';
+import { Client, JSON_SUBPROTOCOL, loadProtocol, ProtocolError, ServerError } from '../lib/index.js';
 import { readProtocolFile, startHub } from '../testing/hub.js';
 import { startProxy } from '../testing/proxy.js';
 
@@ -98,6 +98,8 @@ describe('nmbr9 over msgpack and JSON', () => {
     await bob.act(table, { type: 'place', x: 0, y: 0, rot: 0 });
     const far = { type: 'place', x: 50, y: 50, rot: 0 };
     await assert.rejects(alice.act(table, far), (err) => err.code === 'illegal_action' && /touch/.test(err.reason));
+    // A malformed action is refused before it is sent, in the hub's words.
+    await assert.rejects(alice.act(table, { ...far, note: 'hi' }), (err) => err instanceof ProtocolError && err.code === 'bad_action' && /note/.test(err.message));
     assert.equal((await alice.waitFor(table, (m) => m.version >= before + 2)).version, before + 2);
 
     for (let round = 2; round <= 20; round++) {
