@@ -12,7 +12,7 @@ each client only gets a memoised result for *its own* base view (keyed by that v
 computed hash) and *its own* frame -- it is just not recomputed.  A mismatch found
 once is reported for every client that hits it.  ``Verifier(memo=False)`` turns the
 sharing off (every client patches and hashes on its own).  Hashing itself reuses the
-canonical JSON of unchanged sub-trees (``loadtest.canon``).
+canonical JSON of unchanged sub-trees (``tablehub.protocol.canon``).
 """
 
 from __future__ import annotations

@@ -1,20 +1,24 @@
 """The protocol's view hash, computed incrementally over shared sub-trees.
 
 ``protocol.viewhash.view_hash`` serialises the whole view to canonical JSON (sorted
-keys, no spaces) on every call.  Views mirrored by the load generator are immutable
-and share every sub-tree a patch did not touch (``loadtest.patching``), so this
-hasher remembers the canonical JSON of each container it has serialised, by object
-identity, and rebuilds only the containers on the changed paths.  The result is
+keys, no spaces) on every call.  When a new view shares every sub-tree that did not
+change with the previous one (as objects), the canonical JSON of those sub-trees can
+be reused and only the containers on the changed paths rebuilt.  The result is
 byte-for-byte the same canonical JSON, hence the same hash (the tests check it
-against ``view_hash``).
+against ``view_hash``).  Two forms:
 
-Entries hold a reference to their object, so an id is never reused while cached.  What
-is worth remembering is a sub-tree that stays while its surroundings change (a
-player's tiles while the round moves on): containers whose text is short (cheaper to
-rebuild) or long (the root and the lists along the changed paths, new at every
-version) are not remembered, and the cache forgets its least recently used entries
-past ``budget`` characters, so stale versions go first, never the stable sub-trees of
-live views.
+* :func:`canon_tree` -- the hub's: a tree of texts mirroring one audience's view,
+  kept beside it and rebuilt from the previous tree at each version (the feed's views
+  share sub-trees through ``viewdiff.diff_shared``).  No global state, nothing to evict.
+* :class:`IncrementalHasher` -- the load generator's: one memo by object identity
+  shared by every mirror of a worker (mirrors of one table hold the same immutable
+  views, patched with structural sharing by ``tablehub.protocol.patching``).  Entries
+  hold a reference to their object, so an id is never reused while cached.  What is
+  worth remembering is a sub-tree that stays while its surroundings change (a player's
+  tiles while the round moves on): containers whose text is short (cheaper to rebuild)
+  or long (the root and the lists along the changed paths, new at every version) are
+  not remembered, and the memo forgets its least recently used entries past ``budget``
+  characters, so stale versions go first.
 """
 
 from __future__ import annotations

@@ -91,10 +91,6 @@ class LeaseKeeper:
         with self._lock:
             self._leases.pop(table, None)
 
-    def epoch(self, table: str) -> int | None:
-        with self._lock:
-            return self._leases.get(table)
-
     def held(self) -> dict[str, int]:
         with self._lock:
             return dict(self._leases)

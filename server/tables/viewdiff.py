@@ -3,8 +3,8 @@
 ``diff`` produces RFC 6902 operations turning ``old`` into ``new``.  It walks both
 trees and stops at equal sub-trees (a C-level ``==``), so its cost follows the size
 of the change, not of the view.  ``diff_shared`` also returns the new view rebuilt to
-share every unchanged sub-tree *object* with ``old``: the feed keeps that one, so the
-identity-memoised canonical JSON (``tablehub.protocol.canon``) re-serialises only the
+share every unchanged sub-tree *object* with ``old``: the feed keeps that one, so its
+canonical-JSON tree (``tablehub.protocol.canon.canon_tree``) re-serialises only the
 containers on the changed paths when it hashes the new view.
 
 Lists that only grew or shrank at the end get ``add``/``remove`` at the end; other
