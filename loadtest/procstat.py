@@ -46,6 +46,23 @@ def read_proc(pid: int) -> ProcReading | None:
     return ProcReading(cpu, rss, hwm)
 
 
+def children(pid: int) -> list[int]:
+    """The direct children of ``pid`` (e.g. nginx's workers under its master), from
+    ``/proc/<pid>/task/*/children``; empty when ``pid`` is gone."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out.extend(int(child) for child in f.read().split())
+        except OSError:
+            continue
+    return out
+
+
 @dataclass
 class ProcSeries:
     label: str

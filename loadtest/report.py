@@ -68,6 +68,36 @@ def _median(values: list[Any]) -> float | None:
     return round(statistics.median(numbers), 3) if numbers else None
 
 
+def _cpu_ms_per_act(figures: dict[str, Any]) -> float | None:
+    """CPU milliseconds per act of every serving process of one run (hubs, Redis, the
+    balancer's workers -- everything but the load generator's own workers)."""
+    acts = figures.get("acts_per_s")
+    if not acts:
+        return None
+    busy_pct = sum(p.get("cpu_pct_avg") or 0 for p in figures["processes"] if p["role"] != "worker")
+    return round(float(busy_pct) * 10 / float(acts), 3)  # 100 % = 1,000 ms CPU per second
+
+
+def cpu_per_act(summary: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hub vs baseline CPU per act for each hub run that has a baseline twin (same
+    offered load, same scenario).  ``summary`` keys are ``label · scenario · target``."""
+    baselines = {
+        tuple(key.split(" · ")[:2]): row
+        for key, row in summary.items()
+        if key.startswith("baseline")
+    }
+    rows = []
+    for key, hub in summary.items():
+        label, scenario = key.split(" · ")[:2]
+        base = baselines.get(("baseline" + label[len("hub") :], scenario))
+        if not label.startswith("hub") or base is None:
+            continue
+        hub_ms, base_ms = hub.get("server_cpu_ms_per_act"), base.get("server_cpu_ms_per_act")
+        ratio = round(hub_ms / base_ms, 2) if hub_ms and base_ms else None
+        rows.append({"load": label, "hub_ms": hub_ms, "baseline_ms": base_ms, "ratio": ratio})
+    return rows
+
+
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over repeated runs of one label."""
     out: dict[str, Any] = {"runs": len(runs)}
@@ -87,6 +117,7 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
             out[f"{role}_rss_mib_end"] = _median(
                 [sum(p.get("rss_mib_end") or 0 for p in procs) for procs in per_run if procs]
             )
+    out["server_cpu_ms_per_act"] = _median([_cpu_ms_per_act(r["figures"]) for r in runs])
     worker_cpu = [
         sum(p.get("cpu_pct_avg") or 0 for p in r["figures"]["processes"] if p["role"] == "worker")
         for r in runs
@@ -484,13 +515,23 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
                 f"{_fmt(side.get('acts_per_s'))} | {_fmt(side.get('server_cpu_pct'))} |"
             )
         lines += ["", *[f"- {note}" for note in comparison.get("notes", [])]]
+    per_act = cpu_per_act(report["summary"])
+    if per_act:
+        lines += ["", "## Server CPU per act, hub vs bare websockets", ""]
+        lines += ["| run | hub ms/act | baseline ms/act | hub ÷ baseline |", "|---|---|---|---|"]
+        for row in per_act:
+            lines.append(
+                f"| {row['load']} | {_fmt(row['hub_ms'])} | {_fmt(row['baseline_ms'])} | "
+                f"{_fmt(row['ratio'])}{'×' if row['ratio'] else ''} |"
+            )
     lines += ["", "## Runs (medians over repeats)", ""]
     header = (
         "| run | n | acts/s | patches/s | messages/s | act→reply p50/p99 ms | "
-        "act→patch p50/p95/p99/max ms | connections | server CPU % | server RSS MiB | "
+        "act→patch p50/p95/p99/max ms | connections | server CPU % | server CPU ms/act | "
+        "server RSS MiB | "
         "generator CPU % | other load CPU % | server ping p99 ms | generator lag p99 ms |"
     )
-    lines += [header, "|" + "---|" * 14]
+    lines += [header, "|" + "---|" * 15]
     for label, s in report["summary"].items():
         role = "baseline" if label.startswith("baseline") else "hub"
         lines.append(
@@ -499,7 +540,8 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
             f"{_fmt(s['act_reply.p99_ms'])} | {_fmt(s['act_patch.p50_ms'])} / "
             f"{_fmt(s['act_patch.p95_ms'])} / {_fmt(s['act_patch.p99_ms'])} / "
             f"{_fmt(s['act_patch.max_ms'])} | {_fmt(s['connections_held_steady_min'])} | "
-            f"{_fmt(s.get(f'{role}_cpu_pct_avg'))} | {_fmt(s.get(f'{role}_rss_mib_end'))} | "
+            f"{_fmt(s.get(f'{role}_cpu_pct_avg'))} | {_fmt(s.get('server_cpu_ms_per_act'))} | "
+            f"{_fmt(s.get(f'{role}_rss_mib_end'))} | "
             f"{_fmt(s['generator_cpu_pct_avg'])} | {_fmt(s['machine_other_cpu_pct'])} | "
             f"{_fmt(s['hub_ping.p99_ms'])} | {_fmt(s['generator_loop_lag.p99_ms'])} |"
         )

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tablehub.loadtest.procstat import children
+
 ROOT = Path(__file__).resolve().parents[1]
 SPAWN_KINDS = ("memory", "redis")
 
@@ -168,6 +170,11 @@ def spawn_redis(hubs: int) -> Target:
         if proc.poll() is None:
             role = "hub" if name.startswith("hub") else name
             processes.append(Process(name, proc.pid, role))
+            # nginx's master only supervises: its workers carry the traffic
+            processes.extend(
+                Process(f"{name}-worker{i}", child, role)
+                for i, child in enumerate(children(proc.pid))
+            )
     return Target(cluster.url, "redis", processes, cluster.stop)
 
 

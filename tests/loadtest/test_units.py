@@ -8,7 +8,10 @@ there, or miss real ones).
 from __future__ import annotations
 
 import copy
+import os
 import random
+import subprocess
+import sys
 from typing import Any
 
 import jsonpatch
@@ -18,6 +21,8 @@ from hypothesis import strategies as st
 
 from tablehub.loadtest.bots import row_placement
 from tablehub.loadtest.mirror import Mirror, Verifier
+from tablehub.loadtest.procstat import children
+from tablehub.loadtest.report import cpu_per_act, summarise
 from tablehub.loadtest.stats import Histogram, RunStats, merge_dicts
 from tablehub.loadtest.svgplot import Series, line_chart, stack
 from tablehub.protocol import SUBPROTOCOLS
@@ -216,3 +221,40 @@ def test_a_patch_from_version_minus_one_applies_to_a_fresh_mirror() -> None:
     mirror = Mirror()
     assert Verifier().patch(mirror, frame, msg) == "ok"
     assert mirror.view == view and mirror.version == 0
+
+
+def test_cpu_per_act_counts_every_serving_process_and_pairs_hub_with_baseline() -> None:
+    def run(label: str, kind: str, acts: float, processes: list[tuple[str, float]]) -> Any:
+        return {
+            "label": label,
+            "scenario": "nmbr9",
+            "target": {"kind": kind},
+            "figures": {
+                "acts_per_s": acts,
+                "processes": [{"role": r, "cpu_pct_avg": c} for r, c in processes],
+            },
+        }
+
+    hub_processes = [("hub", 60), ("hub", 40), ("redis", 20), ("balancer", 5), ("worker", 90)]
+    summary = {
+        "hub@500 · nmbr9 · redis": summarise([run("hub@500", "redis", 500, hub_processes)]),
+        "baseline@500 · nmbr9 · baseline": summarise(
+            [run("baseline@500", "baseline", 500, [("baseline", 25), ("worker", 80)])]
+        ),
+        "hub@900 · nmbr9 · redis": summarise([run("hub@900", "redis", 900, [("hub", 90)])]),
+    }
+    # 125 % of a core = 1,250 ms of CPU a second over 500 acts; the generator is not counted
+    assert summary["hub@500 · nmbr9 · redis"]["server_cpu_ms_per_act"] == 2.5
+    assert cpu_per_act(summary) == [
+        {"load": "hub@500", "hub_ms": 2.5, "baseline_ms": 0.5, "ratio": 5.0}
+    ]
+
+
+def test_children_finds_a_spawned_child() -> None:
+    reader = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    child = subprocess.Popen(reader, stdin=subprocess.PIPE)
+    try:
+        assert child.pid in children(os.getpid())
+    finally:
+        child.communicate(b"")
+    assert children(child.pid) == []
