@@ -224,7 +224,7 @@ def test_a_patch_from_version_minus_one_applies_to_a_fresh_mirror() -> None:
 
 
 def test_cpu_per_act_counts_every_serving_process_and_pairs_hub_with_baseline() -> None:
-    def run(label: str, kind: str, acts: float, processes: list[tuple[str, float]]) -> Any:
+    def run(label: str, kind: str, acts: float, processes: list[tuple[str, int]]) -> Any:
         return {
             "label": label,
             "scenario": "nmbr9",
