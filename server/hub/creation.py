@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tablehub.server import metrics
@@ -20,20 +21,13 @@ HUB_OPTIONS = ("turn_seconds", "seed")
 SHED_RETRY_MS = 2000
 
 
+@dataclass(eq=False)
 class Creation:
-    def __init__(
-        self,
-        store: Store,
-        bus: Bus,
-        janitor: Janitor,
-        clock_ms: Callable[[], int],
-        lobby_changed: Callable[[], None],
-    ) -> None:
-        self.store = store
-        self.bus = bus
-        self.janitor = janitor
-        self.clock_ms = clock_ms
-        self.lobby_changed = lobby_changed
+    store: Store
+    bus: Bus
+    janitor: Janitor
+    clock_ms: Callable[[], int]
+    lobby_changed: Callable[[], None]
 
     async def create_table(
         self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from tablehub.protocol import Frames
 from tablehub.protocol.codec import index
@@ -39,22 +40,15 @@ FORGET_FINISHED_MS = 60 * 60 * 1000
 process does not grow without bound (Redis keeps them)."""
 
 
+@dataclass(eq=False)
 class Janitor:
-    def __init__(
-        self,
-        store: Store,
-        bus: Bus,
-        directory: Directory,
-        lobby: Lobby,
-        clock_ms: Callable[[], int],
-    ) -> None:
-        self.store = store
-        self.bus = bus
-        self.directory = directory
-        self.lobby = lobby
-        self.clock_ms = clock_ms
-        self._unused: set[str] = set()
-        """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
+    store: Store
+    bus: Bus
+    directory: Directory
+    lobby: Lobby
+    clock_ms: Callable[[], int]
+    _unused: set[str] = field(default_factory=set, init=False)
+    """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
 
     async def run(self) -> None:
         while True:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tablehub.server.hub.live import LiveTable
@@ -15,20 +16,13 @@ from tablehub.server.tables.feed import TableFeed
 log = logging.getLogger("tablehub.hub")
 
 
+@dataclass(eq=False)
 class Mirror:
-    def __init__(
-        self,
-        store: Store,
-        bus: Bus,
-        lookup: Callable[[str], LiveTable | None],
-        spawn: Callable[[Callable[[], Awaitable[Any]]], None],
-        lobby_changed: Callable[[], None],
-    ) -> None:
-        self.store = store
-        self.bus = bus
-        self.lookup = lookup
-        self.spawn = spawn
-        self.lobby_changed = lobby_changed
+    store: Store
+    bus: Bus
+    lookup: Callable[[str], LiveTable | None]
+    spawn: Callable[[Callable[[], Awaitable[Any]]], None]
+    lobby_changed: Callable[[], None]
 
     async def watch(self, table_id: str) -> None:
         """Hear the other processes' commits and presence for a table."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games.base import Event
@@ -30,23 +31,15 @@ REMEMBERED_CIDS = 256
 """Log entries read when taking a table over, so a retried command is not applied twice."""
 
 
+@dataclass(eq=False)
 class Ownership:
-    def __init__(
-        self,
-        store: Store,
-        bus: Bus,
-        directory: Directory,
-        tasks: TaskRunner,
-        clock_ms: Callable[[], int],
-        lobby_changed: Callable[[], None],
-    ) -> None:
-        self.store = store
-        self.bus = bus
-        self.directory = directory
-        self.tasks = tasks
-        self.clock_ms = clock_ms
-        self.lobby_changed = lobby_changed
-        self._cids = itertools.count(1)
+    store: Store
+    bus: Bus
+    directory: Directory
+    tasks: TaskRunner
+    clock_ms: Callable[[], int]
+    lobby_changed: Callable[[], None]
+    _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
 
     def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
         """Run the table here: start its actor (this process holds the lease)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.mirror import Mirror
@@ -19,20 +20,13 @@ VERSION_CHECK_EVERY = 4
 """Sweeps between two comparisons of the watched tables' versions with the store's."""
 
 
+@dataclass(eq=False)
 class Sweeper:
-    def __init__(
-        self,
-        bus: Bus,
-        directory: Directory,
-        ownership: Ownership,
-        mirror: Mirror,
-        clock_ms: Callable[[], int],
-    ) -> None:
-        self.bus = bus
-        self.directory = directory
-        self.ownership = ownership
-        self.mirror = mirror
-        self.clock_ms = clock_ms
+    bus: Bus
+    directory: Directory
+    ownership: Ownership
+    mirror: Mirror
+    clock_ms: Callable[[], int]
 
     async def run(self) -> None:
         ticks = 0
