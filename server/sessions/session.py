@@ -51,7 +51,7 @@ from tablehub.protocol.codec import (
 )
 from tablehub.server import metrics
 from tablehub.server.config import Limits
-from tablehub.server.hub import Hub, LiveTable
+from tablehub.server.sessions.hub_api import HubApi, TableView
 from tablehub.server.tables.actor import Act, AddBot, Command, Join
 from tablehub.server.tables.errors import TableError
 
@@ -132,7 +132,7 @@ class WindowCounter:
 class Session:
     def __init__(
         self,
-        hub: Hub,
+        hub: HubApi,
         codec: Codec,
         send: SendFrame,
         close: Close,
@@ -298,11 +298,11 @@ class Session:
             return None
         sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out
         if kind == "refresh":
-            live = self.hub.live.get(table)
-            if live is None:
+            view = self.hub.loaded(table)
+            if view is None:
                 return None
-            frames = live.feed.snapshot(self.watching[table])
-            version = live.feed.record.version
+            frames = view.snapshot(self.watching[table])
+            version = view.version
             kind = "snapshot"
         assert frames is not None
         if kind == "snapshot":
@@ -489,21 +489,19 @@ class Session:
         """Drop the tables someone has sat at (or that are gone) from ``_unused``."""
         still = []
         for table in self._unused:
-            live = self.hub.live.get(table)
-            record = live.record if live is not None else await self.hub.store.load(table)
-            if record is not None and not any(seat.taken for seat in record.seats):
+            if await self.hub.unused(table):
                 still.append(table)
         self._unused = still
 
     async def on_join(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         self._check_room(table)
-        live = await self.hub.table(table)
+        view = await self.hub.table(table)
 
         def joined(result: dict[str, Any]) -> None:
             self._hold(table, result["seat"])
             self.reply(msg["id"], seat=result["seat"], token=result["token"])
-            self._watch(table, result["seat"], live)
+            self._watch(table, result["seat"], view)
 
         command = Join(self.name, msg.get("seat"), msg.get("token"))
         self._answer(msg["id"], self._submit(table, command), joined)
@@ -521,10 +519,10 @@ class Session:
     async def on_spectate(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         self._check_room(table)
-        live = await self.hub.table(table)
+        view = await self.hub.table(table)
         self._unhold(table)
-        self.reply(msg["id"], version=live.feed.record.version)
-        self._watch(table, None, live)
+        self.reply(msg["id"], version=view.version)
+        self._watch(table, None, view)
 
     async def on_act(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
@@ -533,9 +531,9 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        live = await self.hub.table(table)
+        view = await self.hub.table(table)
         # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
-        problem = action_problem(live.feed.game.id, msg["action"])
+        problem = action_problem(view.game_id, msg["action"])
         if problem is not None:
             raise TableError("bad_action", problem)
         metrics.ACTS.inc()
@@ -552,20 +550,18 @@ class Session:
         seat = self.seats.get(table)
         if seat is None:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
-        live = await self.hub.table(table)
-        record = live.record
-        actions = live.feed.game.legal_actions(record.state, seat)
-        self.reply(msg["id"], actions=actions, version=record.version)
+        legal = await self.hub.legal(table, seat)
+        self.reply(msg["id"], actions=legal["actions"], version=legal["version"])
 
     async def on_resync(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
         if table not in self.watching:
             raise TableError("unknown_table", "join or spectate this table first")
-        live = await self.hub.table(table)
-        self.reply(msg["id"], version=live.feed.record.version)
+        view = await self.hub.table(table)
+        self.reply(msg["id"], version=view.version)
         frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
         self._sent_version[table] = frames.msg.get("from")
-        self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
+        self.deliver(table, view.version, frames, str(frames.msg["t"]))
 
     async def on_leave(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
@@ -608,11 +604,11 @@ class Session:
             Closing(4001, f"seat {seat + 1} at table {table} was taken over by another connection")
         )
 
-    def _watch(self, table: str, seat: int | None, live: LiveTable) -> None:
+    def _watch(self, table: str, seat: int | None, view: TableView) -> None:
         """Subscribe to a table; a snapshot follows."""
         self.watching[table] = seat
         self._sent_version.pop(table, None)
-        live.feed.subscribe(self, seat)
+        view.subscribe(self, seat)
         self.hub.presence_changed()
 
     async def _rewatch(self, table: str, seat: int | None, version: int | None) -> None:
@@ -622,22 +618,22 @@ class Session:
         if version is None:
             self._watch(table, seat, await self.hub.table(table))
             return
-        live = await self.hub.table(table)
+        view = await self.hub.table(table)
         self.watching[table] = seat
         self._sent_version.pop(table, None)
-        live.feed.subscribe(self, seat, send_snapshot=False)
+        view.subscribe(self, seat, send_snapshot=False)
         self.hub.presence_changed()
         frames = await self.hub.catch_up(table, seat, version)
         self._sent_version[table] = frames.msg.get("from")
-        self.deliver(table, live.feed.record.version, frames, str(frames.msg["t"]))
+        self.deliver(table, view.version, frames, str(frames.msg["t"]))
 
     def _unwatch(self, table: str) -> None:
         if self.watching.pop(table, "absent") == "absent":
             return
         self._sent_version.pop(table, None)
-        live = self.hub.live.get(table)
-        if live is not None:
-            live.feed.unsubscribe(self)
+        view = self.hub.loaded(table)
+        if view is not None:
+            view.unsubscribe(self)
         self.hub.presence_changed()
 
     def close_all(self) -> None:

@@ -17,9 +17,10 @@ from websockets.frames import Close
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol import SUBPROTOCOLS
 from tablehub.protocol.codec import EncodeError, value_problem
-from tablehub.server import hub as hub_module
 from tablehub.server.config import Limits
-from tablehub.server.hub import FORGET_UNUSED_MS, Hub
+from tablehub.server.hub import Hub
+from tablehub.server.hub import janitor as hub_module
+from tablehub.server.hub.janitor import FORGET_UNUSED_MS
 from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import Join

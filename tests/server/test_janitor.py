@@ -10,7 +10,13 @@ import pytest
 
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol import Frames
-from tablehub.server.hub import CLOSE_IDLE_MS, CLOSE_REASON, FORGET_FINISHED_MS, UNLOAD_IDLE_MS, Hub
+from tablehub.server.hub import Hub
+from tablehub.server.hub.janitor import (
+    CLOSE_IDLE_MS,
+    CLOSE_REASON,
+    FORGET_FINISHED_MS,
+    UNLOAD_IDLE_MS,
+)
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.store.redis import RedisStore
 from tablehub.server.tables.actor import Act, Join

@@ -1,0 +1,45 @@
+"""A table as this process serves it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from tablehub.protocol import Frames
+from tablehub.server.tables.actor import TableActor
+from tablehub.server.tables.feed import Audience, Subscriber, TableFeed
+from tablehub.server.tables.record import TableRecord
+
+
+@dataclass
+class LiveTable:
+    """Always a feed; an actor when this process owns the table.
+
+    Sessions see only what ``sessions.hub_api.TableView`` declares: the version, the
+    game, a snapshot, and subscribing."""
+
+    feed: TableFeed
+    actor: TableActor | None = None
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def record(self) -> TableRecord:
+        return self.actor.record if self.actor is not None else self.feed.record
+
+    @property
+    def version(self) -> int:
+        """The version this process's watchers have been sent (or are being sent)."""
+        return self.feed.record.version
+
+    @property
+    def game_id(self) -> str:
+        return self.feed.record.game
+
+    def snapshot(self, seat: Audience) -> Frames:
+        return self.feed.snapshot(seat)
+
+    def subscribe(self, sub: Subscriber, seat: Audience, send_snapshot: bool = True) -> None:
+        self.feed.subscribe(sub, seat, send_snapshot)
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self.feed.unsubscribe(sub)

@@ -1,0 +1,140 @@
+"""Who runs each table: its actor runs in the process holding its lease, and every
+command goes to that actor -- here, or forwarded to the owning process (taking the
+table over when its owner does not answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablehub.server.games.base import Event
+from tablehub.server.hub.directory import Directory
+from tablehub.server.hub.live import LiveTable
+from tablehub.server.hub.tasks import TaskRunner
+from tablehub.server.store.base import Store
+from tablehub.server.store.bus import Bus
+from tablehub.server.tables.actor import (
+    Act,
+    Command,
+    TableActor,
+    command_from_plain,
+    command_to_plain,
+)
+from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
+
+FORWARD_BUDGET_S = 10.0
+REMEMBERED_CIDS = 256
+"""Log entries read when taking a table over, so a retried command is not applied twice."""
+
+
+@dataclass(eq=False)
+class Ownership:
+    store: Store
+    bus: Bus
+    directory: Directory
+    tasks: TaskRunner
+    clock_ms: Callable[[], int]
+    lobby_changed: Callable[[], None]
+    _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
+
+    def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
+        """Run the table here: start its actor (this process holds the lease)."""
+        feed = live.feed
+
+        def on_commit(rec: TableRecord, entry: LogEntry, events: list[Event]) -> None:
+            feed.on_commit(rec, entry, events)
+            if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
+                self.lobby_changed()
+
+        actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch)
+        live.actor = actor
+        live.task = self.tasks.run(actor.run, name=f"table-{record.table}")
+        live.task.add_done_callback(lambda _: self._actor_stopped(record.table, actor))
+
+    def _actor_stopped(self, table_id: str, actor: TableActor) -> None:
+        live = self.directory.get(table_id)
+        if live is not None and live.actor is actor:
+            live.actor = None
+            live.task = None
+
+    def lost_lease(self, table_id: str) -> None:
+        live = self.directory.get(table_id)
+        if live is not None and live.task is not None:
+            live.task.cancel()
+
+    async def try_own(self, live: LiveTable) -> bool:
+        """Take the table over if nobody owns it (its owner died, or it was idle)."""
+        table_id = live.feed.table
+        epoch = await self.bus.acquire(table_id)
+        if epoch is None:
+            return False
+        if live.actor is not None:  # won by a concurrent caller meanwhile
+            return True
+        record = await self.store.load(table_id)
+        if record is None:
+            await self.bus.release(table_id, epoch)
+            return False
+        live.feed.reload(record)
+        self.run(live, record, epoch)
+        assert live.actor is not None
+        live.actor.remember_cids(await self.store.log_tail(table_id, REMEMBERED_CIDS))
+        await self.bus.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
+        return True
+
+    async def submit(self, table_id: str, command: Command) -> Any:
+        """Run a command on the table's actor, here or (forwarded) at its owner."""
+        live = await self.directory.table(table_id)
+        if live.actor is None and self.bus.multi_process:
+            await self.try_own(live)
+        if live.actor is not None:
+            return await live.actor.submit(command)
+        return await self._forward(live, command)
+
+    async def legal(self, table_id: str, seat: int) -> dict[str, Any]:
+        """``seat``'s legal actions now, and the version they are legal at."""
+        live = await self.directory.table(table_id)
+        record = live.record
+        actions = live.feed.game.legal_actions(record.state, seat)
+        return {"actions": actions, "version": record.version}
+
+    async def _forward(self, live: LiveTable, command: Command) -> Any:
+        """Forward to the owner; if it does not answer, take the table over and retry.
+
+        The command id makes a retry safe: an owner that did apply it answers with
+        the version it produced instead of applying it again."""
+        if isinstance(command, Act) and command.cid is None:
+            command.cid = f"{self.bus.process_id}:{next(self._cids)}"
+        plain = command_to_plain(command)
+        deadline = asyncio.get_running_loop().time() + FORWARD_BUDGET_S
+        while True:
+            try:
+                reply = await self.bus.forward(live.feed.table, plain)
+            except TimeoutError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TableError(
+                        "overloaded", "the table's server did not answer; try again", 1000
+                    ) from None
+                if live.actor is not None or await self.try_own(live):
+                    assert live.actor is not None
+                    return await live.actor.submit(command_from_plain(plain))
+                continue
+            if "error" in reply:
+                error = reply["error"]
+                raise TableError(error["code"], error["message"], error.get("retry_ms"))
+            return reply["ok"]
+
+    async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
+        actor = live.actor
+        if actor is None:
+            return {
+                "error": {"code": "overloaded", "message": "table moved; retry", "retry_ms": 200}
+            }
+        try:
+            result = await actor.submit(command_from_plain(data))
+        except TableError as err:
+            return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}
+        return {"ok": result}

@@ -1,0 +1,140 @@
+"""``Hub``: the hub's pieces put together, and the one interface sessions use
+(``sessions.hub_api.HubApi``)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tablehub.protocol import Frames
+from tablehub.server.games import all_games
+from tablehub.server.hub.creation import Creation
+from tablehub.server.hub.directory import Directory
+from tablehub.server.hub.janitor import Janitor
+from tablehub.server.hub.live import LiveTable
+from tablehub.server.hub.lobby import Lobby, LobbySubscriber
+from tablehub.server.hub.mirror import Mirror
+from tablehub.server.hub.ownership import Ownership
+from tablehub.server.hub.sweeper import Sweeper
+from tablehub.server.hub.tasks import TaskRunner
+from tablehub.server.store.base import Store
+from tablehub.server.tables.actor import Command
+from tablehub.server.tables.feed import Audience
+
+
+def wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Hub:
+    def __init__(self, store: Store, clock_ms: Callable[[], int] = wall_clock_ms) -> None:
+        self.store = store
+        self.bus = store.bus
+        self.clock_ms = clock_ms
+        self.tasks = TaskRunner()
+        # The directory reaches the mirror and ownership (built from it) through hooks.
+        self.directory = Directory(
+            store,
+            self.bus,
+            watch=lambda table_id: self.mirror.watch(table_id),
+            on_presence=lambda feed: self.mirror.on_local_presence(feed),
+            on_loaded=lambda live, record: self.ownership.run(live, record),
+        )
+        self.lobby = Lobby(store, self.directory.get, self.tasks.spawn)
+        self.mirror = Mirror(
+            store, self.bus, self.directory.get, self.tasks.spawn, self.lobby.changed
+        )
+        self.ownership = Ownership(
+            store, self.bus, self.directory, self.tasks, clock_ms, self.lobby.changed
+        )
+        self.janitor = Janitor(store, self.bus, self.directory, self.lobby, clock_ms)
+        self.creation = Creation(store, self.bus, self.janitor, clock_ms, self.lobby.changed)
+        self.sweeper = Sweeper(self.bus, self.directory, self.ownership, self.mirror, clock_ms)
+        self._loops: list[asyncio.Task[None]] = []
+        self.bus.lost_lease = self.ownership.lost_lease
+
+    @property
+    def live(self) -> dict[str, LiveTable]:
+        """The tables served by this process, by id."""
+        return self.directory.live
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.tasks.start()
+        if self.bus.multi_process:
+            self._loops.append(self.tasks.run(self.sweeper.run, name="hub-sweeper"))
+        self._loops.append(self.tasks.run(self.janitor.run, name="hub-janitor"))
+
+    async def stop(self) -> None:
+        self.directory.cancel_actors()
+        for task in self._loops:
+            task.cancel()
+        self._loops.clear()
+        await self.tasks.stop()
+        self.directory.live.clear()
+        await self.store.close()
+
+    # -- what sessions use (sessions.hub_api.HubApi) -----------------------------------------
+
+    @staticmethod
+    def games() -> list[dict[str, Any]]:
+        return [game.describe() for game in all_games()]
+
+    async def tables(self, game_id: str | None = None) -> list[dict[str, Any]]:
+        return await self.lobby.tables(game_id)
+
+    def subscribe_lobby(self, sub: LobbySubscriber) -> None:
+        self.lobby.subscribe(sub)
+
+    def unsubscribe_lobby(self, sub: LobbySubscriber) -> None:
+        self.lobby.unsubscribe(sub)
+
+    def presence_changed(self) -> None:
+        self.lobby.changed()
+
+    async def create_table(
+        self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
+    ) -> str:
+        return await self.creation.create_table(game_id, seats, options, name)
+
+    async def table(self, table_id: str) -> LiveTable:
+        return await self.directory.table(table_id)
+
+    def loaded(self, table_id: str) -> LiveTable | None:
+        return self.directory.get(table_id)
+
+    async def submit(self, table_id: str, command: Command) -> Any:
+        return await self.ownership.submit(table_id, command)
+
+    async def legal(self, table_id: str, seat: int) -> dict[str, Any]:
+        return await self.ownership.legal(table_id, seat)
+
+    async def unused(self, table_id: str) -> bool:
+        """Whether the table still exists and nobody has sat at it."""
+        live = self.directory.get(table_id)
+        record = live.record if live is not None else await self.store.load(table_id)
+        return record is not None and not any(seat.taken for seat in record.seats)
+
+    async def catch_up(self, table_id: str, seat: Audience, version: int) -> Frames:
+        """What a client at ``version`` needs: one patch to now, or a snapshot.
+
+        Versions still in this process's ring are diffed at once; older ones (e.g. a
+        client that reconnects to a process that did not serve the table before) are
+        rebuilt from the store's recent history when it keeps one (Redis)."""
+        feed = (await self.directory.table(table_id)).feed
+        old = None
+        if 0 <= version < feed.record.version and feed.recent(version) is None:
+            old = await self.store.record_at(feed.record, version)
+        return feed.catch_up(seat, version, old)
+
+    # -- upkeep (the janitor's, run every JANITOR_S; callable for tests) -----------------------
+
+    async def tidy(self, now_ms: int) -> list[str]:
+        return await self.janitor.tidy(now_ms)
+
+    async def forget_unused(self, now_ms: int) -> list[str]:
+        return await self.janitor.forget_unused(now_ms)
