@@ -236,8 +236,10 @@ class Hub:
         assert self._group is not None, "hub not started"
         feed = live.feed
 
-        def on_commit(rec: TableRecord, entry: LogEntry, events: list[Event]) -> None:
-            feed.on_commit(rec, entry, events)
+        def on_commit(
+            rec: TableRecord, entry: LogEntry, events: list[Event], status: dict[str, Any]
+        ) -> None:
+            feed.on_commit(rec, entry, events, status)
             if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
                 self._lobby_changed()
 
