@@ -7,12 +7,12 @@ or a clock, and never mutates its input.  The decision holds everything the comm
 
 * ``commits``: the new versions, in order, each with its log entry, the game's events and
   the game's status of the new state (computed here once per commit; the feed reuses it);
-* ``reply``: what the command's sender gets once the commits are stored (or ``error``,
-  then with no commits unless some were made before the refusal -- a deadline's fallback
-  moves stop at the first one the game refuses);
+* ``reply``: what the command's sender gets once the commits are stored, or ``error``:
+  the refusal, with nothing committed;
 * ``effects``: the timer and bot moves the table needs after its last commit (None when
   nothing was committed: the current ones stand);
-* ``warning``: a server-side problem to log (a bot move the game refused).
+* ``warning``: a server-side problem to log: a bot or deadline fallback move the game
+  refused (dropped, with the moves before it kept: the table never stalls on a bot bug).
 
 :class:`~tablehub.server.tables.actor.TableActor` executes decisions: it commits through
 the store, hands each commit to the feed, resolves the command's future with the reply,
