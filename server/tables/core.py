@@ -64,8 +64,9 @@ class Command:
 class Join(Command):
     name: str
     seat: int | None
-    token: str | None
-    """The seat token of a player coming back; None to take a free seat."""
+    token: str | None = field(repr=False)
+    """The seat token of a player coming back; None to take a free seat (secret: never
+    in a log line, as ``new_token``)."""
     new_token: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
     """The token a free seat gets (drawn here, outside ``handle``)."""
 
