@@ -45,8 +45,10 @@ class Ownership:
         """Run the table here: start its actor (this process holds the lease)."""
         feed = live.feed
 
-        def on_commit(rec: TableRecord, entry: LogEntry, events: list[Event]) -> None:
-            feed.on_commit(rec, entry, events)
+        def on_commit(
+            rec: TableRecord, entry: LogEntry, events: list[Event], status: dict[str, Any]
+        ) -> None:
+            feed.on_commit(rec, entry, events, status)
             if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
                 self.lobby_changed()
 
@@ -93,13 +95,6 @@ class Ownership:
         if live.actor is not None:
             return await live.actor.submit(command)
         return await self._forward(live, command)
-
-    async def legal(self, table_id: str, seat: int) -> dict[str, Any]:
-        """``seat``'s legal actions now, and the version they are legal at."""
-        live = await self.directory.table(table_id)
-        record = live.record
-        actions = live.feed.game.legal_actions(record.state, seat)
-        return {"actions": actions, "version": record.version}
 
     async def _forward(self, live: LiveTable, command: Command) -> Any:
         """Forward to the owner; if it does not answer, take the table over and retry.

@@ -110,9 +110,6 @@ class Hub:
     async def submit(self, table_id: str, command: Command) -> Any:
         return await self.ownership.submit(table_id, command)
 
-    async def legal(self, table_id: str, seat: int) -> dict[str, Any]:
-        return await self.ownership.legal(table_id, seat)
-
     async def unused(self, table_id: str) -> bool:
         """Whether the table still exists and nobody has sat at it."""
         live = self.directory.get(table_id)

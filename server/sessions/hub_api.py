@@ -64,10 +64,6 @@ class HubApi(Protocol):
         """Run a command at the table's owner; its result, or a ``TableError``."""
         ...
 
-    async def legal(self, table_id: str, seat: int) -> dict[str, Any]:
-        """``{"actions": …, "version": …}``: what ``seat`` may do now."""
-        ...
-
     async def unused(self, table_id: str) -> bool:
         """Whether the table still exists and nobody has sat at it."""
         ...

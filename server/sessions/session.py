@@ -52,7 +52,7 @@ from tablehub.protocol.codec import (
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.sessions.hub_api import HubApi, TableView
-from tablehub.server.tables.actor import Act, AddBot, Command, Join
+from tablehub.server.tables.actor import Act, AddBot, Command, Join, Legal
 from tablehub.server.tables.errors import TableError
 
 log = logging.getLogger("tablehub.session")
@@ -550,8 +550,8 @@ class Session:
         seat = self.seats.get(table)
         if seat is None:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
-        legal = await self.hub.legal(table, seat)
-        self.reply(msg["id"], actions=legal["actions"], version=legal["version"])
+        future = self._submit(table, Legal(seat))  # answered by the table's owner
+        self._answer(msg["id"], future, lambda result: self.reply(msg["id"], **result))
 
     async def on_resync(self, msg: dict[str, Any]) -> None:
         table = msg["table"]

@@ -135,7 +135,8 @@ class TableFeed:
         return None if self.game.public_view else seat
 
     def _game_status(self) -> dict[str, JSON]:
-        """The game's status at the current version, computed once for every audience."""
+        """The game's status at the current version: the committer's, or computed here
+        once for every audience (a commit made by another process, a reload)."""
         version = self.record.version
         if self._status is None or self._status[0] != version:
             self._status = (version, self.game.status(self.record.state))
@@ -256,10 +257,20 @@ class TableFeed:
 
     # -- commits ------------------------------------------------------------------------
 
-    def on_commit(self, record: TableRecord, entry: LogEntry, events: list[Event]) -> None:
+    def on_commit(
+        self,
+        record: TableRecord,
+        entry: LogEntry,
+        events: list[Event],
+        status: dict[str, JSON] | None = None,
+    ) -> None:
         """Take a committed version (in version order); fan-out follows in this loop
-        iteration's ``flush``, one patch per audience for every commit made meanwhile."""
+        iteration's ``flush``, one patch per audience for every commit made meanwhile.
+        ``status`` is the game's status of ``record.state`` when the committer has it
+        (the table's actor computes it once per commit); else it is computed on demand."""
         self.record = record
+        if status is not None:
+            self._status = (record.version, status)
         self._recent.append(record)
         self._pending_events.extend(events)
         if entry.get("k") == "seat":

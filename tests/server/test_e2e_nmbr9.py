@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol.viewhash import view_hash
 from tests.conftest import RunningHub
 from tests.server.helpers import expected_scores, play_round, wait_status
@@ -106,8 +107,14 @@ async def test_a_seat_that_never_acts_gets_the_fallback_at_the_deadline(hub: Run
     async def ann_plays() -> None:
         while ann.tables[table].view["status"] == "playing":
             if 0 in ann.tables[table].view["to_act"]:
+                version_asked = ann.tables[table].version
                 actions = await ann.legal(table)
-                await ann.act(table, actions[0])
+                try:
+                    await ann.act(table, actions[0])
+                except ServerError:
+                    # on a loaded machine her 0.2 s can run out between legal and act:
+                    # the deadline placed her tile and this placement no longer fits
+                    await ann.wait_version(table, version_asked + 1)
             else:
                 version = ann.tables[table].version
                 await ann.wait_version(table, version + 1)
@@ -116,9 +123,11 @@ async def test_a_seat_that_never_acts_gets_the_fallback_at_the_deadline(hub: Run
     final = await wait_status(ann, table, "finished")
     assert all(len(p["tiles"]) == 20 for p in final["board"]["players"])
     entries = await hub.hub.store.log(table)
-    by_seat = {(e["seat"], e["by"]) for e in entries if e["k"] == "act"}
-    assert by_seat == {(0, "player"), (1, "deadline"), (2, "bot")}
-    assert sum(1 for e in entries if e["k"] == "act" and e["seat"] == 1) == 20
+    acts = [(e["seat"], e["by"]) for e in entries if e["k"] == "act"]
+    assert acts.count((1, "deadline")) == 20, "sleepy's every tile came from the deadline"
+    assert acts.count((2, "bot")) == 20
+    # ann plays; on a loaded machine her 0.2 s may run out too, then the deadline plays
+    assert (0, "player") in acts and {by for s, by in acts if s == 0} <= {"player", "deadline"}
     await ann.close()
     await sleepy.close()
 

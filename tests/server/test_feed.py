@@ -41,3 +41,23 @@ async def test_a_subscriber_joining_while_commits_are_pending_starts_from_a_snap
     ]
     assert [(k, m["version"]) for k, m in second.got] == [("snapshot", 1)]
     assert all(m.get("from") != -1 for _, m in first.got + second.got)
+
+
+async def test_the_feed_takes_the_game_status_handed_over_with_a_commit() -> None:
+    """The owner computed the status once per commit; the feed uses it as it is (here
+    marked, to tell it from one the feed would compute itself)."""
+    record = new_record("feedstatus")
+    feed = TableFeed(record)
+    watcher = Collector(1)
+    feed.subscribe(watcher, None)
+    game = feed.game
+    state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
+    handed = {**game.status(state), "phase": "marked by the committer"}
+    feed.on_commit(
+        dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events, handed
+    )
+    feed.flush()
+
+    kind, patch = watcher.got[-1]
+    assert kind == "patch"
+    assert {"op": "replace", "path": "/phase", "value": "marked by the committer"} in patch["ops"]

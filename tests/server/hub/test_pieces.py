@@ -14,7 +14,7 @@ from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.lobby import Lobby
 from tablehub.server.store.bus import RemoteCommit
 from tablehub.server.store.memory import MemoryStore
-from tablehub.server.tables.actor import Join
+from tablehub.server.tables.actor import Join, Legal
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import TableRecord
 
@@ -87,12 +87,12 @@ async def test_legal_answers_for_the_seat_at_the_current_version(hub: Hub) -> No
     table_id = await hub.create_table("nmbr9", 1, {"seed": 3})  # no bot moving meanwhile
     await hub.submit(table_id, Join("ann", None, None))
     record = hub.live[table_id].record
-    legal = await hub.legal(table_id, 0)
+    legal = await hub.submit(table_id, Legal(0))
     assert legal["version"] == record.version == 1
     assert legal["actions"], "the first tile has somewhere to go"
     assert legal["actions"] == hub.live[table_id].feed.game.legal_actions(record.state, 0)
     with pytest.raises(TableError) as refused:
-        await hub.legal("no-such-table", 0)
+        await hub.submit("no-such-table", Legal(0))
     assert refused.value.code == "unknown_table"
 
 

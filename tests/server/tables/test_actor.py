@@ -1,0 +1,138 @@
+"""The actor executing the core's decisions against a real (memory) store, without
+sockets or a hub: commits reach the hook with their status before the reply, legal is
+answered in queue order, bots and deadlines are driven by the decisions' effects."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import pytest
+
+from tablehub.server.games.base import Event
+from tablehub.server.store.memory import MemoryStore
+from tablehub.server.tables.actor import Act, Join, TableActor
+from tablehub.server.tables.core import AddBot, Legal, handle
+from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.record import LogEntry, TableRecord
+from tests.server.tables.test_core import NOW, committed, seated, waiting
+
+
+class Hook:
+    """The ``on_commit`` hook: every commit it was handed; wakes ``wait_for``."""
+
+    def __init__(self) -> None:
+        self.commits: list[tuple[TableRecord, LogEntry, list[Event], dict[str, Any]]] = []
+        self._changed = asyncio.Event()
+
+    def __call__(
+        self, record: TableRecord, entry: LogEntry, events: list[Event], status: dict[str, Any]
+    ) -> None:
+        self.commits.append((record, entry, events, status))
+        self._changed.set()
+
+    async def wait_for(self, count: int) -> None:
+        while len(self.commits) < count:
+            self._changed.clear()
+            await self._changed.wait()
+
+
+@pytest.fixture
+async def start() -> AsyncIterator[Any]:
+    """``await start(record, hook)``: a running actor over a fresh memory store."""
+    tasks: list[asyncio.Task[None]] = []
+
+    async def run(record: TableRecord, hook: Hook) -> TableActor:
+        store = MemoryStore()
+        await store.create(record)
+        actor = TableActor(record, store, hook, lambda: NOW)
+        tasks.append(asyncio.get_running_loop().create_task(actor.run()))
+        return actor
+
+    yield run
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def test_the_reply_comes_after_the_commit_reached_the_feed_with_its_status(
+    start: Any,
+) -> None:
+    hook = Hook()
+    actor: TableActor = await start(seated("brix").record, hook)
+    game, version = actor.game, actor.record.version
+    seat = game.status(actor.record.state)["to_act"][0]
+    action = game.legal_actions(actor.record.state, seat)[0]
+
+    result = await actor.submit(Act(seat, action))
+
+    assert result == {"version": version + 1}
+    ((record, entry, _, status),) = hook.commits
+    assert record is actor.record and record.version == version + 1
+    assert status == game.status(record.state)
+    assert entry["action"] == action
+    assert (await cast(MemoryStore, actor.store).log(record.table)) == [entry]
+
+
+async def test_legal_is_answered_by_the_actor_after_the_acts_queued_before_it(
+    start: Any,
+) -> None:
+    actor: TableActor = await start(seated("brix").record, Hook())
+    game, version = actor.game, actor.record.version
+    before = actor.record.state
+    seat = game.status(before)["to_act"][0]
+    acted = actor.submit(Act(seat, game.legal_actions(before, seat)[0]))
+    legal = await actor.legal(1 - seat)
+
+    assert (await acted) == {"version": version + 1}
+    after = actor.record.state
+    assert legal == {"actions": game.legal_actions(after, 1 - seat), "version": version + 1}
+    assert legal["actions"] != game.legal_actions(before, 1 - seat), "the act came first"
+    with pytest.raises(TableError) as refused:
+        await actor.submit(Legal(2))
+    assert refused.value.code == "bad_message"
+
+
+async def test_a_table_committed_elsewhere_is_given_up(start: Any) -> None:
+    record = waiting().record
+    actor: TableActor = await start(record, Hook())
+    await actor.store.commit(dataclasses.replace(record, version=1), {"v": 1, "k": "seat"}, 0)
+
+    with pytest.raises(TableError) as moved:
+        await actor.submit(Join("ann", None, None))
+
+    assert moved.value.code == "overloaded" and moved.value.retry_ms
+    assert actor.lost and actor.record.version == 0
+
+
+async def test_bots_move_when_their_turn_comes(start: Any) -> None:
+    table = committed(handle(waiting("brix"), Join("ann", None, None, "a"), NOW))
+    table = committed(handle(table, AddBot(None, "easy"), NOW))
+    hook = Hook()
+    actor: TableActor = await start(table.record, hook)
+    game = actor.game
+    people_first = table.status["to_act"] == [0]
+    if people_first:
+        await actor.submit(Act(0, game.legal_actions(actor.record.state, 0)[0]))
+    await hook.wait_for(2 if people_first else 1)
+
+    assert [(e["seat"], e["by"]) for _, e, _, _ in hook.commits if e["by"] == "bot"] == [(1, "bot")]
+    assert game.status(actor.record.state)["to_act"] == [0]
+
+
+async def test_a_passed_deadline_plays_for_every_seat_still_to_act(start: Any) -> None:
+    table = seated("nmbr9", 3, turn_ms=1000)
+    turn = table.record.deadline_turn
+    hook = Hook()
+    actor: TableActor = await start(dataclasses.replace(table.record, deadline=NOW - 1), hook)
+
+    await hook.wait_for(3)
+
+    assert [(e["seat"], e["by"]) for _, e, _, _ in hook.commits] == [
+        (0, "deadline"),
+        (1, "deadline"),
+        (2, "deadline"),
+    ]
+    assert actor.record.deadline_turn != turn and actor.record.deadline == NOW + 1000
