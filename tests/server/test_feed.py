@@ -7,7 +7,9 @@ import dataclasses
 from typing import Any
 
 from tablehub.protocol import Frames
+from tablehub.server.games.base import Event
 from tablehub.server.tables.feed import TableFeed
+from tablehub.server.tables.record import LogEntry, TableRecord
 from tests.server.test_store_contract import new_record
 
 
@@ -21,16 +23,24 @@ class Collector:
             self.got.append((kind, frames.msg))
 
 
-async def test_a_subscriber_joining_while_commits_are_pending_starts_from_a_snapshot() -> None:
-    record = new_record("feedtest")
+def watched(record: TableRecord) -> tuple[TableFeed, Collector]:
+    """A feed of ``record`` with one spectator."""
     feed = TableFeed(record)
-    first = Collector(1)
-    feed.subscribe(first, None)
-    game = feed.game
+    watcher = Collector(1)
+    feed.subscribe(watcher, None)
+    return feed, watcher
+
+
+def first_move(feed: TableFeed) -> tuple[TableRecord, LogEntry, list[Event]]:
+    """The commit of seat 0's bot move at the feed's table (not yet handed to it)."""
+    record, game = feed.record, feed.game
     state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
-    feed.on_commit(
-        dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events
-    )
+    return dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events
+
+
+async def test_a_subscriber_joining_while_commits_are_pending_starts_from_a_snapshot() -> None:
+    feed, first = watched(new_record("feedtest"))
+    feed.on_commit(*first_move(feed))
     second = Collector(2)  # joins before the pending commit was fanned out
     feed.subscribe(second, None)
     await asyncio.sleep(0)  # the loop runs the scheduled flush (nothing left to send)
@@ -46,16 +56,10 @@ async def test_a_subscriber_joining_while_commits_are_pending_starts_from_a_snap
 async def test_the_feed_takes_the_game_status_handed_over_with_a_commit() -> None:
     """The owner computed the status once per commit; the feed uses it as it is (here
     marked, to tell it from one the feed would compute itself)."""
-    record = new_record("feedstatus")
-    feed = TableFeed(record)
-    watcher = Collector(1)
-    feed.subscribe(watcher, None)
-    game = feed.game
-    state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
-    handed = {**game.status(state), "phase": "marked by the committer"}
-    feed.on_commit(
-        dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events, handed
-    )
+    feed, watcher = watched(new_record("feedstatus"))
+    record, entry, events = first_move(feed)
+    handed = {**feed.game.status(record.state), "phase": "marked by the committer"}
+    feed.on_commit(record, entry, events, handed)
     feed.flush()
 
     kind, patch = watcher.got[-1]
