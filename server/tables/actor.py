@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State
+from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State, Status
 from tablehub.server.store.base import Store, VersionConflict
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -139,9 +139,9 @@ class TableActor:
         """Set when a commit was refused for a stale epoch: the hub drops this actor."""
         self._done_cids: dict[str, int] = {}
         """Recent forwarded command ids -> the version they produced (bounded)."""
-        self._status_memo: tuple[State, dict[str, Any]] | None = None
+        self._status_memo: tuple[State, Status] | None = None
 
-    def _game_status(self, state: State) -> dict[str, Any]:
+    def _game_status(self, state: State) -> Status:
         """``game.status(state)``, computed once per state (an act asks three times)."""
         memo = self._status_memo
         if memo is None or memo[0] is not state:
