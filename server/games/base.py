@@ -5,12 +5,16 @@ events are JSON-compatible values: dicts with ``str`` keys, lists, ``str``, ``in
 ``bool`` and ``None`` (no floats, no tuples), so they are msgpack-able as they are and
 views can be hashed canonically and diffed with RFC 6902.
 
-Each game module exports ``GAME = Game(...)``; the hub reaches games only through it.
+Each game package exports ``GAME = Game(...)``; the hub reaches games only through it.
+Every game has the same files -- ``__init__`` (the ``Game``), ``engine`` (setup, status,
+legal, the move table), ``views``, ``bot`` -- plus its own domain modules
+(docs/contributing.md "Adding a fifth game").
 
 Rules for engine authors:
 
-* ``apply`` never mutates its input state.  It returns a new state (it may share
-  unchanged sub-objects with the old one) and a list of public events.
+* A move never mutates its input state.  It returns a new state (it may share
+  unchanged sub-objects with the old one, see :func:`clone`) and a list of public
+  events.
 * All randomness comes from :class:`server.games.rng.Rng` whose state is stored inside
   the game state, so ``setup`` + replaying the log reproduces the game exactly.
 * No clock, no I/O, no global ``random``.  Deadlines are the hub's business: when a seat
@@ -112,6 +116,31 @@ called only after :meth:`Game.apply`'s common checks passed."""
 Choices: TypeAlias = Callable[[State, int], list[Action]]
 """The engine's legal actions for a seat that must act now (never ``resign``)."""
 
+
+class StepChoice(TypedDict):
+    """One choice of a staged ``legal`` answer: the value the next field takes, whether
+    the partial action with it is complete (legal as it is) and whether more fields may
+    follow it."""
+
+    value: JSON
+    complete: bool
+    more: bool
+
+
+class Step(TypedDict):
+    """A staged ``legal`` answer (protocol/README.md "Staged legal"): the next field to
+    choose (``None`` when nothing extends the partial action), its choices, and whether
+    the partial action is itself legal as it is."""
+
+    field: str | None
+    choices: list[StepChoice]
+    complete: bool
+
+
+Stepper: TypeAlias = Callable[[State, int, Action], Step]
+"""A game's own staged ``legal`` for a seat that must act (fast where the full list is
+long); it must answer exactly what :func:`group_step` gives from the full list."""
+
 ANYTIME = frozenset({"resign"})
 """Move types a seat still playing may send when it is not its turn."""
 
@@ -192,6 +221,8 @@ class Game:
     """Seat limit for given options (e.g. a large tournament table); default max_players."""
     waiting: Callable[[State, int], str] | None = None
     """Why a seat that is not in ``to_act`` must wait, in words (default: whose turn it is)."""
+    stepper: Stepper | None = None
+    """The game's own staged ``legal``; default: :func:`group_step` over ``choices``."""
     bots: tuple[BotLevel, ...] = ()
     """The bot levels, weakest first; empty means one level playing ``bot_action``."""
     default_bot_level: str = ""
@@ -279,6 +310,17 @@ class Game:
         if seat not in self.status(state)["to_act"]:
             return []
         return self.choices(state, seat)
+
+    def legal_step(self, state: State, seat: int, partial: Action) -> Step:
+        """The staged form of ``legal``: the choices for the next field of ``partial``
+        (an action with some fields chosen, ``{}`` for none).  Following the choices from
+        ``{}`` reaches exactly the actions :meth:`legal_actions` lists."""
+        check_partial(partial, self.moves)
+        if seat not in self.status(state)["to_act"]:
+            return {"field": None, "choices": [], "complete": False}
+        if self.stepper is not None:
+            return self.stepper(state, seat, partial)
+        return group_step(self.choices(state, seat), partial)
 
     # -- bots -----------------------------------------------------------------------
 
@@ -416,3 +458,78 @@ def final_result(status: Status) -> Result:
     if result is None:
         raise ValueError("the game is not finished: it has no result yet")
     return result
+
+
+# -- staged legal ----------------------------------------------------------------------
+
+
+def check_partial(partial: Action, moves: Mapping[str, Move]) -> None:
+    """A partial action is a map; its ``type``, when given, names a move of the game."""
+    if not isinstance(partial, dict):
+        raise IllegalAction(
+            "a partial action must be a map of the fields chosen so far", "bad_action"
+        )
+    kind = partial.get("type")
+    if kind is not None and (not isinstance(kind, str) or kind not in moves):
+        raise IllegalAction(
+            f"unknown action type {kind!r}; this game knows {', '.join(moves)}", "bad_action"
+        )
+
+
+def extends(action: Action, partial: Action) -> bool:
+    """``action`` agrees with every field of ``partial``; a list field of ``partial`` is
+    a prefix of the action's (lists are chosen one item at a time)."""
+    for key, value in partial.items():
+        if key not in action:
+            return False
+        have = action[key]
+        if isinstance(value, list):
+            if not isinstance(have, list) or have[: len(value)] != value:
+                return False
+        elif have != value or isinstance(have, bool) != isinstance(value, bool):
+            return False
+    return True
+
+
+def next_field(action: Action, partial: Action) -> str | None:
+    """The first field (in the action's own order) where ``action`` goes beyond
+    ``partial``, which it extends: a field ``partial`` lacks, or a longer list."""
+    for key, value in action.items():
+        if key not in partial:
+            return key
+        if isinstance(value, list) and len(value) > len(partial[key]):
+            return key
+    return None
+
+
+def _key(value: JSON) -> object:
+    if isinstance(value, list):
+        return tuple(_key(item) for item in value)
+    return (type(value), value)
+
+
+def group_step(actions: list[Action], partial: Action) -> Step:
+    """The staged answer for ``partial`` computed from the full list ``actions``: the
+    first action extending it names the next field; choices keep the list's order."""
+    field_name: str | None = None
+    complete = False
+    choices: dict[object, StepChoice] = {}
+    for action in actions:
+        if not extends(action, partial):
+            continue
+        name = next_field(action, partial)
+        if name is None:
+            complete = True
+            continue
+        if field_name is None:
+            field_name = name
+        elif name != field_name:
+            raise ValueError(f"actions extending {partial} disagree on the next field")
+        have = action[name]
+        value = have[: len(partial.get(name, [])) + 1] if isinstance(have, list) else have
+        choice = choices.setdefault(_key(value), {"value": value, "complete": False, "more": False})
+        if next_field(action, {**partial, name: value}) is None:
+            choice["complete"] = True
+        else:
+            choice["more"] = True
+    return {"field": field_name, "choices": list(choices.values()), "complete": complete}

@@ -5,7 +5,7 @@ Modules: ``engine`` (status, legal actions, the move table), ``views``, ``bot`` 
 (the edition's cards, all [house]), ``board`` (shared queries), ``setup`` (setup, round
 start), ``day`` (dice placement, helper, bumping, queen cards), ``night`` (the night's
 task queue), ``gather`` (A, B, C, D, G, row bonus), ``build`` (E, F, the Tetris wall),
-``scoring`` (end, goals, tie-breaks).
+``scoring`` (end, goals, tie-breaks), ``stages`` (staged ``legal``).
 
 Actions:
 
@@ -34,7 +34,7 @@ Actions:
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
-from tablehub.server.games.termite import bot, data, engine, setup, views
+from tablehub.server.games.termite import bot, data, engine, setup, stages, views
 
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
 one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a
@@ -79,6 +79,7 @@ GAME = Game(
     bot_action=bot.bot_action,
     seat_count=lambda state: int(state["seats"]),
     resigned=lambda state, seat: bool(state["players"][seat]["resigned"]),
+    stepper=stages.step,
     options={
         "rows_to_end": Option(
             type="integer",
