@@ -51,6 +51,7 @@ from tablehub.protocol.codec import (
 )
 from tablehub.server import metrics
 from tablehub.server.config import Limits
+from tablehub.server.games.base import IllegalAction
 from tablehub.server.hub import Hub, LiveTable
 from tablehub.server.tables.actor import Act, AddBot, Command, Join
 from tablehub.server.tables.errors import TableError
@@ -554,8 +555,16 @@ class Session:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
         live = await self.hub.table(table)
         record = live.record
-        actions = live.feed.game.legal_actions(record.state, seat)
-        self.reply(msg["id"], actions=actions, version=record.version)
+        game = live.feed.game
+        if msg.get("partial") is None:
+            actions = game.legal_actions(record.state, seat)
+            self.reply(msg["id"], actions=actions, version=record.version)
+            return
+        try:  # staged legal (protocol/README.md "Staged legal")
+            step = game.legal_step(record.state, seat, msg["partial"])
+        except IllegalAction as err:
+            raise TableError("bad_action", err.message) from None
+        self.reply(msg["id"], **step, version=record.version)
 
     async def on_resync(self, msg: dict[str, Any]) -> None:
         table = msg["table"]
