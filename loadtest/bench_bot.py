@@ -21,7 +21,7 @@ import time
 from itertools import combinations
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import Game
+from tablehub.server.games.base import Game, final_result
 
 FIRST_SEED = 1000
 
@@ -45,7 +45,7 @@ def solo(game: Game, level: str, seed: int) -> tuple[int, list[float], list[floa
         wall.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         state, _ = game.apply(state, 0, action)
-    scores = game.status(state)["result"]["scores"]
+    scores = final_result(game.status(state))["scores"]
     return int(scores[0]), wall, cpu
 
 
@@ -55,7 +55,7 @@ def duel(game: Game, levels: tuple[str, str], seed: int) -> list[int]:
     while True:
         status = game.status(state)
         if status["finished"]:
-            return list(status["result"]["winners"])
+            return list(final_result(status)["winners"])
         seat = status["to_act"][0]
         state, _ = game.apply(state, seat, game.bot_move(state, seat, levels[seat]))
 

@@ -31,7 +31,7 @@ from tablehub.server.tables.viewdiff import diff, diff_shared, view_hash
 def bot_states(
     game: Game, seats: int, seed: int = 7, limit: int = 400, options: dict[str, Any] | None = None
 ) -> list[State]:
-    state = game.setup(game.resolve_options(options), seats, seed)
+    state = game.setup(game.validate_options(options), seats, seed)
     states = [state]
     while len(states) < limit:
         status = game.status(state)

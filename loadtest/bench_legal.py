@@ -1,6 +1,14 @@
-"""Bench: 9-tower ``legal_actions`` on a fixed 15-tile layout (docs/games/nmbr9.md).
+"""Bench: the cost of one ``legal`` call in every game, and 9-tower on a fixed layout.
 
-Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N]``
+Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
+
+First, per game, bot playouts with fixed seeds: at every position each seat that must
+act asks ``legal`` (the full list) and walks the staged form (protocol/README.md
+"Staged legal") from ``{}`` along one path of choices to a complete action, each step
+one call; the figures are CPU time per call (``process_time``: a machine shared with
+other work does not inflate them; a garbage collection does) -- median, p99, max --
+with the largest answer.  The target is p99 <= 2 ms per call: the full list for the
+small games, the staged form for Termite Towers (its full list printed for comparison).
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -16,10 +24,12 @@ import statistics
 import time
 from collections.abc import Callable
 
-from tablehub.server.games.base import State
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Action, Game, State
 from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.bot import easy_action
 from tablehub.server.games.nmbr9.rules import legal_placements
+from tablehub.server.games.rng import Rng
 
 SEED = 3
 TILES = 15
@@ -31,6 +41,63 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
     for _ in range(tiles):
         state, _ = GAME.apply(state, 0, easy_action(state, 0))
     return state
+
+
+PLAYOUTS: tuple[tuple[str, int, dict[str, object]], ...] = (
+    ("brix", 2, {}),
+    ("brix", 2, {"bricks": 8, "move_limit": 60}),  # into the move phase
+    ("nmbr9", 2, {}),
+    ("completto", 3, {}),
+    ("termite", 2, {}),
+    ("termite", 4, {}),
+)
+
+
+def staged_walk(game: Game, state: State, seat: int, rng: Rng, into: list[float]) -> int:
+    """One path of staged calls from ``{}`` to a complete action; the largest answer."""
+    partial: Action = {}
+    largest = 0
+    while True:
+        start = time.process_time()
+        step = game.legal_step(state, seat, partial)
+        into.append(time.process_time() - start)
+        choices = step["choices"]
+        largest = max(largest, len(choices))
+        if not choices:
+            return largest
+        choice = rng.choice(choices)
+        partial = {**partial, str(step["field"]): choice["value"]}
+        if not choice["more"]:
+            return largest
+
+
+def bench_games(games: int) -> None:
+    for game_id, seats, options in PLAYOUTS:
+        game = get_game(game_id)
+        assert game is not None
+        full: list[float] = []
+        staged: list[float] = []
+        sizes = [0, 0]
+        for seed in range(games):
+            rng = Rng.from_seed(seed)
+            state = game.setup(options, seats, seed)
+            while not (status := game.status(state))["finished"]:
+                for seat in status["to_act"]:
+                    start = time.process_time()
+                    listed = game.legal_actions(state, seat)
+                    full.append(time.process_time() - start)
+                    sizes[0] = max(sizes[0], len(listed))
+                    sizes[1] = max(sizes[1], staged_walk(game, state, seat, rng, staged))
+                seat = status["to_act"][0]
+                state, _ = game.apply(state, seat, game.bot_move(state, seat, game.fast_bot_level))
+        for form, samples, size in (("full", full, sizes[0]), ("staged", staged, sizes[1])):
+            p99 = statistics.quantiles(samples, n=100, method="inclusive")[98]
+            median = statistics.median(samples)
+            print(
+                f"{game_id} {seats}p {options or ''} legal {form:<6} median {median * 1e3:6.3f}"
+                f" ms  p99 {p99 * 1e3:7.3f} ms  max {max(samples) * 1e3:7.3f} ms"
+                f"  ({len(samples)} calls, largest answer {size})"
+            )
 
 
 def timings(fn: Callable[[], object], calls: int) -> list[float]:
@@ -54,7 +121,10 @@ def report(name: str, samples: list[float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=3, help="playouts per game")
     args = parser.parse_args()
+
+    bench_games(args.games)
 
     state = build_layout()
     tiles = state["players"][0]["tiles"]

@@ -26,7 +26,7 @@ MAX_STEPS = 20000
 
 def play(seats: list[Bot], seed: int, uses: Counter[str] | None = None) -> State:
     """One game with the given bot in each seat; ``uses`` counts the rules played."""
-    state = GAME.setup(GAME.resolve_options({}), len(seats), seed)
+    state = GAME.setup(GAME.validate_options({}), len(seats), seed)
     for _ in range(MAX_STEPS):
         status = GAME.status(state)
         if status["finished"]:

@@ -5,12 +5,16 @@ events are JSON-compatible values: dicts with ``str`` keys, lists, ``str``, ``in
 ``bool`` and ``None`` (no floats, no tuples), so they are msgpack-able as they are and
 views can be hashed canonically and diffed with RFC 6902.
 
-Each game module exports ``GAME = Game(...)``; the hub reaches games only through it.
+Each game package exports ``GAME = Game(...)``; the hub reaches games only through it.
+Every game has the same files -- ``__init__`` (the ``Game``), ``engine`` (setup, status,
+legal, the move table), ``views``, ``bot`` -- plus its own domain modules
+(docs/contributing.md "Adding a fifth game").
 
 Rules for engine authors:
 
-* ``apply`` never mutates its input state.  It returns a new state (it may share
-  unchanged sub-objects with the old one) and a list of public events.
+* A move never mutates its input state.  It returns a new state (it may share
+  unchanged sub-objects with the old one, see :func:`clone`) and a list of public
+  events.
 * All randomness comes from :class:`server.games.rng.Rng` whose state is stored inside
   the game state, so ``setup`` + replaying the log reproduces the game exactly.
 * No clock, no I/O, no global ``random``.  Deadlines are the hub's business: when a seat
@@ -26,9 +30,9 @@ Rules for engine authors:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypedDict
 
 JSON: TypeAlias = Any
 """A JSON-compatible value (see module docstring)."""
@@ -82,7 +86,7 @@ class Option:
     description: str
     minimum: int | None = None
     maximum: int | None = None
-    choices: tuple[str, ...] | None = None
+    choices: tuple[str, ...] | tuple[int, ...] | None = None
 
     def describe(self) -> dict[str, JSON]:
         out: dict[str, JSON] = {
@@ -102,6 +106,67 @@ class Option:
 BotMove: TypeAlias = Callable[[State, int], Action]
 """A bot: ``(state, seat) -> action`` for a seat that must act now."""
 
+Setup: TypeAlias = Callable[[dict[str, JSON], int, int], State]
+"""The engine's set-up: ``(validated options, seats, seed) -> state``."""
+
+Move: TypeAlias = Callable[[State, int, Action], tuple[State, list[Event]]]
+"""One entry of a game's move table: ``(state, seat, action) -> (new state, events)``,
+called only after :meth:`Game.apply`'s common checks passed."""
+
+Choices: TypeAlias = Callable[[State, int], list[Action]]
+"""The engine's legal actions for a seat that must act now (never ``resign``)."""
+
+
+class StepChoice(TypedDict):
+    """One choice of a staged ``legal`` answer: the value the next field takes, whether
+    the partial action with it is complete (legal as it is) and whether more fields may
+    follow it."""
+
+    value: JSON
+    complete: bool
+    more: bool
+
+
+class Step(TypedDict):
+    """A staged ``legal`` answer (protocol/README.md "Staged legal"): the next field to
+    choose (``None`` when nothing extends the partial action), its choices, and whether
+    the partial action is itself legal as it is."""
+
+    field: str | None
+    choices: list[StepChoice]
+    complete: bool
+
+
+Stepper: TypeAlias = Callable[[State, int, Action], Step]
+"""A game's own staged ``legal`` for a seat that must act (fast where the full list is
+long); it must answer exactly what :func:`group_step` gives from the full list."""
+
+ANYTIME = frozenset({"resign"})
+"""Move types a seat still playing may send when it is not its turn."""
+
+
+class Result(TypedDict):
+    """A finished game's result: points per seat, the winning seats, why it ended."""
+
+    scores: list[int]
+    winners: list[int]
+    reason: str | None
+
+
+class Status(TypedDict):
+    """Where a game stands (the hub's only window on the rules besides ``apply``).
+
+    ``to_act`` holds the seats that must act now (several = simultaneous); ``turn``
+    changes whenever a new deadline should start; ``phase`` is the game's own phase
+    name, ``"finished"`` at the end.  A game may add fields of its own (a subclass).
+    """
+
+    phase: str
+    to_act: list[int]
+    turn: int
+    finished: bool
+    result: Result | None
+
 
 @dataclass(frozen=True)
 class BotLevel:
@@ -118,28 +183,35 @@ class BotLevel:
 
 @dataclass(frozen=True)
 class Game:
-    """A registered game: metadata plus the engine's pure functions.
+    """A registered game: metadata, the engine's pure functions and its move table.
 
-    ``status(state)`` returns a dict with at least::
+    The engine declares; the base runs what every game shares:
 
-        {"phase": str,            # game-specific phase name, "finished" at the end
-         "to_act": [int, ...],    # seats that must act now (several = simultaneous)
-         "turn": int,             # changes whenever a new deadline should start
-         "finished": bool,
-         "result": None | {"scores": [int per seat], "winners": [seat, ...],
-                           "reason": str}}
+    * :meth:`validate_options` checks table options once, from the declared ``options``;
+      :meth:`setup` validates them and the seat count, then calls ``initial``;
+    * :meth:`apply` runs the common checks once (the action is a map with a known
+      ``type``, the seat exists, the game is not over, the seat has not resigned, the
+      seat is among ``status(state)["to_act"]`` unless the type is in :data:`ANYTIME`)
+      and then the ``moves`` entry of that type;
+    * :meth:`legal_actions` is ``choices`` for a seat that must act now, else nothing.
+      ``resign`` is never listed: it is accepted at any time from a seat still playing
+      (protocol/README.md "Actions").
     """
 
     id: str
     name: str
     min_players: int
     max_players: int
-    setup: Callable[[dict[str, JSON], int, int], State]
-    legal_actions: Callable[[State, int], list[Action]]
-    apply: Callable[[State, int, Action], tuple[State, list[Event]]]
+    initial: Setup
+    moves: Mapping[str, Move]
+    choices: Choices
     view: Callable[[State, int | None], View]
-    status: Callable[[State], dict[str, JSON]]
-    bot_action: Callable[[State, int], Action]
+    status: Callable[[State], Status]
+    bot_action: BotMove
+    seat_count: Callable[[State], int]
+    """How many seats the game in this state has."""
+    resigned: Callable[[State, int], bool]
+    """Whether this (existing) seat has resigned."""
     options: dict[str, Option] = field(default_factory=dict)
     help: str = ""
     public_view: bool = False
@@ -147,6 +219,10 @@ class Game:
     hub then computes and diffs one view per table instead of one per seat."""
     max_players_with_options: Callable[[dict[str, JSON]], int] | None = None
     """Seat limit for given options (e.g. a large tournament table); default max_players."""
+    waiting: Callable[[State, int], str] | None = None
+    """Why a seat that is not in ``to_act`` must wait, in words (default: whose turn it is)."""
+    stepper: Stepper | None = None
+    """The game's own staged ``legal``; default: :func:`group_step` over ``choices``."""
     bots: tuple[BotLevel, ...] = ()
     """The bot levels, weakest first; empty means one level playing ``bot_action``."""
     default_bot_level: str = ""
@@ -167,6 +243,86 @@ class Game:
             object.__setattr__(self, "fast_bot_level", ids[0])
         if self.default_bot_level not in ids or self.fast_bot_level not in ids:
             raise ValueError(f"{self.id}: default and fast bot levels must be among {ids}")
+        if "resign" not in self.moves:
+            raise ValueError(f"{self.id}: every game has a resign move")
+
+    # -- set-up ---------------------------------------------------------------------
+
+    def validate_options(self, given: dict[str, JSON] | None) -> dict[str, JSON]:
+        """Defaults merged with ``given``; unknown or ill-typed options raise BadOptions."""
+        given = dict(given or {})
+        out: dict[str, JSON] = {}
+        for name, spec in self.options.items():
+            value = given.pop(name, spec.default)
+            out[name] = _check_option(name, spec, value)
+        if given:
+            raise BadOptions(f"unknown option(s) for {self.id}: {', '.join(sorted(given))}")
+        return out
+
+    def seat_limit(self, options: dict[str, JSON]) -> int:
+        if self.max_players_with_options is not None:
+            return self.max_players_with_options(options)
+        return self.max_players
+
+    def setup(self, options: dict[str, JSON], seats: int, seed: int) -> State:
+        """A new game: options validated (defaults filled in), the seat count checked."""
+        valid = self.validate_options(options)
+        limit = self.seat_limit(valid)
+        if isinstance(seats, bool) or not self.min_players <= seats <= limit:
+            raise BadOptions(f"{self.name} takes {self.min_players}–{limit} players, not {seats}")
+        return self.initial(valid, seats, seed)
+
+    # -- play -----------------------------------------------------------------------
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        """The move table's entry for the action's type, after the common checks;
+        ``IllegalAction`` (and the state unchanged) when any of them refuses."""
+        kind = action_type(action)
+        move = self.moves.get(kind)
+        if move is None:
+            raise IllegalAction(
+                f"unknown action type {kind!r}; {self.name} knows {', '.join(self.moves)}",
+                "bad_action",
+            )
+        if isinstance(seat, bool) or not 0 <= seat < self.seat_count(state):
+            raise IllegalAction(f"there is no seat {seat} at this table", "not_your_turn")
+        status = self.status(state)
+        if status["finished"]:
+            raise IllegalAction("the game is over: it has finished", "not_your_turn")
+        if self.resigned(state, seat):
+            raise IllegalAction("you have resigned from this game", "not_your_turn")
+        if kind not in ANYTIME and seat not in status["to_act"]:
+            raise IllegalAction(self._wait_reason(state, seat, status), "not_your_turn")
+        return move(state, seat, action)
+
+    def _wait_reason(self, state: State, seat: int, status: Status) -> str:
+        if self.waiting is not None:
+            return self.waiting(state, seat)
+        acting = status["to_act"]
+        if len(acting) == 1:
+            return f"it is seat {acting[0]}'s turn"
+        return f"seats {', '.join(map(str, acting))} must act now; wait for your turn"
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        """Exactly the actions ``apply`` accepts from ``seat`` now, except ``resign``
+        (always accepted from a seat still playing, never listed); empty when the seat
+        need not act."""
+        if seat not in self.status(state)["to_act"]:
+            return []
+        return self.choices(state, seat)
+
+    def legal_step(self, state: State, seat: int, partial: Action) -> Step:
+        """The staged form of ``legal``: the choices for the next field of ``partial``
+        (an action with some fields chosen, ``{}`` for none).  Following the choices from
+        ``{}`` reaches exactly the actions :meth:`legal_actions` lists."""
+        check_partial(partial, self.moves)
+        if seat not in self.status(state)["to_act"]:
+            return {"field": None, "choices": [], "complete": False}
+        if self.stepper is not None:
+            return self.stepper(state, seat, partial)
+        return group_step(self.choices(state, seat), partial)
+
+    # -- bots -----------------------------------------------------------------------
 
     def bot_level(self, level: str | int | None) -> BotLevel:
         """The level ``add_bot`` asked for (protocol/README.md "Bot levels").
@@ -193,22 +349,6 @@ class Game:
                 return candidate.move(state, seat)
         return self.bot_action(state, seat)
 
-    def seat_limit(self, options: dict[str, JSON]) -> int:
-        if self.max_players_with_options is not None:
-            return self.max_players_with_options(options)
-        return self.max_players
-
-    def resolve_options(self, given: dict[str, JSON] | None) -> dict[str, JSON]:
-        """Defaults merged with ``given``; unknown or ill-typed options raise BadOptions."""
-        given = dict(given or {})
-        out: dict[str, JSON] = {}
-        for name, spec in self.options.items():
-            value = given.pop(name, spec.default)
-            out[name] = _check_option(name, spec, value)
-        if given:
-            raise BadOptions(f"unknown option(s) for {self.id}: {', '.join(sorted(given))}")
-        return out
-
     def describe(self) -> dict[str, JSON]:
         return {
             "id": self.id,
@@ -232,6 +372,8 @@ def _check_option(name: str, spec: Option, value: JSON) -> JSON:
             raise BadOptions(f"option {name} must be at least {spec.minimum}")
         if spec.maximum is not None and value > spec.maximum:
             raise BadOptions(f"option {name} must be at most {spec.maximum}")
+        if spec.choices is not None and value not in spec.choices:
+            raise BadOptions(f"option {name} must be {_either(spec.choices)}")
     elif spec.type == "boolean":
         if not isinstance(value, bool):
             raise BadOptions(f"option {name} must be true or false")
@@ -239,8 +381,44 @@ def _check_option(name: str, spec: Option, value: JSON) -> JSON:
         if not isinstance(value, str):
             raise BadOptions(f"option {name} must be a string")
         if spec.choices is not None and value not in spec.choices:
-            raise BadOptions(f"option {name} must be one of {', '.join(spec.choices)}")
+            raise BadOptions(f"option {name} must be one of {_either(spec.choices)}")
     return value
+
+
+def _either(choices: tuple[str, ...] | tuple[int, ...]) -> str:
+    words = [str(choice) for choice in choices]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def clone(value: JSON, depth: int | None = None) -> JSON:
+    """A copy of JSON data for copy-on-write: dicts and lists are copied down to ``depth``
+    levels (``None``: all the way; at least 1), deeper ones are shared with ``value``.
+
+    ``clone(state, 1)`` is a new top-level dict whose values are shared; an engine then
+    replaces (never mutates) what it changes below that depth.
+    """
+    if depth == 1:
+        if isinstance(value, dict):
+            return dict(value)
+        return list(value) if isinstance(value, list) else value
+    below = None if depth is None else depth - 1
+    if isinstance(value, dict):
+        return {key: clone(item, below) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clone(item, below) for item in value]
+    return value
+
+
+def check_fields(kind: str, action: Action, allowed: Set[str]) -> None:
+    """Refuse (``bad_action``) an action carrying fields its type does not take, so a
+    listed action is exactly what ``apply`` accepts (no silently ignored field)."""
+    extra = sorted(set(action) - allowed - {"type"})
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(set(allowed) - {"type"})) or "no other field"
+        raise IllegalAction(
+            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
+            "bad_action",
+        )
 
 
 def require_int(action: Action, key: str, lo: int | None = None, hi: int | None = None) -> int:
@@ -272,3 +450,86 @@ def action_type(action: Action) -> str:
     if not isinstance(action, dict):
         raise IllegalAction("an action must be a map with a 'type' field", "bad_action")
     return require_str(action, "type")
+
+
+def final_result(status: Status) -> Result:
+    """The result in a finished game's status (``ValueError`` while the game runs)."""
+    result = status["result"]
+    if result is None:
+        raise ValueError("the game is not finished: it has no result yet")
+    return result
+
+
+# -- staged legal ----------------------------------------------------------------------
+
+
+def check_partial(partial: Action, moves: Mapping[str, Move]) -> None:
+    """A partial action is a map; its ``type``, when given, names a move of the game."""
+    if not isinstance(partial, dict):
+        raise IllegalAction(
+            "a partial action must be a map of the fields chosen so far", "bad_action"
+        )
+    kind = partial.get("type")
+    if kind is not None and (not isinstance(kind, str) or kind not in moves):
+        raise IllegalAction(
+            f"unknown action type {kind!r}; this game knows {', '.join(moves)}", "bad_action"
+        )
+
+
+def extends(action: Action, partial: Action) -> bool:
+    """``action`` agrees with every field of ``partial``; a list field of ``partial`` is
+    a prefix of the action's (lists are chosen one item at a time)."""
+    for key, value in partial.items():
+        if key not in action:
+            return False
+        have = action[key]
+        if isinstance(value, list):
+            if not isinstance(have, list) or have[: len(value)] != value:
+                return False
+        elif have != value or isinstance(have, bool) != isinstance(value, bool):
+            return False
+    return True
+
+
+def next_field(action: Action, partial: Action) -> str | None:
+    """The first field (in the action's own order) where ``action`` goes beyond
+    ``partial``, which it extends: a field ``partial`` lacks, or a longer list."""
+    for key, value in action.items():
+        if key not in partial:
+            return key
+        if isinstance(value, list) and len(value) > len(partial[key]):
+            return key
+    return None
+
+
+def _key(value: JSON) -> object:
+    if isinstance(value, list):
+        return tuple(_key(item) for item in value)
+    return (type(value), value)
+
+
+def group_step(actions: list[Action], partial: Action) -> Step:
+    """The staged answer for ``partial`` computed from the full list ``actions``: the
+    first action extending it names the next field; choices keep the list's order."""
+    field_name: str | None = None
+    complete = False
+    choices: dict[object, StepChoice] = {}
+    for action in actions:
+        if not extends(action, partial):
+            continue
+        name = next_field(action, partial)
+        if name is None:
+            complete = True
+            continue
+        if field_name is None:
+            field_name = name
+        elif name != field_name:
+            raise ValueError(f"actions extending {partial} disagree on the next field")
+        have = action[name]
+        value = have[: len(partial.get(name, [])) + 1] if isinstance(have, list) else have
+        choice = choices.setdefault(_key(value), {"value": value, "complete": False, "more": False})
+        if next_field(action, {**partial, name: value}) is None:
+            choice["complete"] = True
+        else:
+            choice["more"] = True
+    return {"field": field_name, "choices": list(choices.values()), "complete": complete}

@@ -50,7 +50,7 @@ class Creation:
         game_options = dict(options or {})
         hub_options = {key: game_options.pop(key) for key in HUB_OPTIONS if key in game_options}
         try:
-            resolved = game.resolve_options(game_options)
+            resolved = game.validate_options(game_options)
         except BadOptions as err:
             raise TableError("bad_options", err.message) from None
         limit = game.seat_limit(resolved)

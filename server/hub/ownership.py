@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.server.games.base import Event
+from tablehub.server.games.base import Event, Status
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.tasks import TaskRunner
@@ -46,7 +46,7 @@ class Ownership:
         feed = live.feed
 
         def on_commit(
-            rec: TableRecord, entry: LogEntry, events: list[Event], status: dict[str, Any]
+            rec: TableRecord, entry: LogEntry, events: list[Event], status: Status
         ) -> None:
             feed.on_commit(rec, entry, events, status)
             if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:

@@ -550,7 +550,9 @@ class Session:
         seat = self.seats.get(table)
         if seat is None:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
-        future = self._submit(table, Legal(seat))  # answered by the table's owner
+        # answered by the table's owner; with `partial`, the next step (protocol/README.md
+        # "Staged legal")
+        future = self._submit(table, Legal(seat, msg.get("partial")))
         self._answer(msg["id"], future, lambda result: self.reply(msg["id"], **result))
 
     async def on_resync(self, msg: dict[str, Any]) -> None:

@@ -31,11 +31,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import JSON, Action, BadOptions, Event, Game, GameError
+from tablehub.server.games.base import (
+    Action,
+    BadOptions,
+    Event,
+    Game,
+    GameError,
+    IllegalAction,
+    Status,
+)
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
-GameStatus = dict[str, JSON]
+GameStatus = Status
 """``Game.status(state)``: phase, to_act, turn, finished, result."""
 
 Reply = dict[str, Any]
@@ -89,9 +97,11 @@ class Act(Command):
 
 @dataclass
 class Legal(Command):
-    """The actions ``seat`` may take now (answered by the table's owner, like an act)."""
+    """The actions ``seat`` may take now (answered by the table's owner, like an act);
+    with ``partial``, the next step's choices (protocol/README.md "Staged legal")."""
 
     seat: int
+    partial: Action | None = None
 
 
 @dataclass
@@ -113,7 +123,7 @@ def command_to_plain(command: Command) -> dict[str, Any]:
     if isinstance(command, AddBot):
         return {"k": "add_bot", "seat": command.seat, "level": command.level}
     if isinstance(command, Legal):
-        return {"k": "legal", "seat": command.seat}
+        return {"k": "legal", "seat": command.seat, "partial": command.partial}
     raise TypeError(f"{type(command).__name__} is not forwarded")
 
 
@@ -126,7 +136,7 @@ def command_from_plain(data: dict[str, Any]) -> Command:
     if kind == "add_bot":
         return AddBot(data.get("seat"), data.get("level"))
     if kind == "legal":
-        return Legal(data["seat"])
+        return Legal(data["seat"], data.get("partial"))
     raise ValueError(f"unknown forwarded command {kind!r}")
 
 
@@ -206,7 +216,7 @@ def handle(table: Table, command: Command, now: int) -> Decision:
             commit = _apply(game, table, command, now)
             return _decided({"version": commit.record.version}, [commit])
         if isinstance(command, Legal):
-            return Decision(reply=_legal(game, table, command.seat))
+            return Decision(reply=_legal(game, table, command.seat, command.partial))
         if isinstance(command, Join):
             return _join(table, command, now)
         if isinstance(command, AddBot):
@@ -220,9 +230,15 @@ def handle(table: Table, command: Command, now: int) -> Decision:
     raise TypeError(f"unknown command {command!r}")
 
 
-def _legal(game: Game, table: Table, seat: int) -> Reply:
+def _legal(game: Game, table: Table, seat: int, partial: Action | None) -> Reply:
     record = table.record
     _seat_exists(record, seat)
+    if partial is not None:
+        try:
+            step = game.legal_step(record.state, seat, partial)
+        except IllegalAction as err:
+            raise TableError("bad_action", err.message) from None
+        return {**step, "version": record.version}
     try:
         actions = game.legal_actions(record.state, seat)
     except GameError as err:

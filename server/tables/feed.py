@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from tablehub.protocol import Frames
 from tablehub.protocol.canon import CanonNode, canon_tree
 from tablehub.server.games import get_game
-from tablehub.server.games.base import JSON, Event, Game
+from tablehub.server.games.base import Event, Game, Status
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tablehub.server.tables.viewdiff import Op, canonical_json, diff, diff_shared
 
@@ -68,7 +68,7 @@ class Subscriber(Protocol):
 
 
 def table_view(
-    game: Game, record: TableRecord, seat: Audience, status: dict[str, JSON] | None = None
+    game: Game, record: TableRecord, seat: Audience, status: Status | None = None
 ) -> dict[str, Any]:
     """What ``seat`` (None = spectator) sees of a table: hub status + the game's view
     (``status`` is ``game.status(record.state)``, passed when already computed)."""
@@ -127,14 +127,14 @@ class TableFeed:
         self._flush_scheduled = False
         self._pending_events: list[Event] = []
         self._presence_due = False
-        self._status: tuple[int, dict[str, JSON]] | None = None
+        self._status: tuple[int, Status] | None = None
 
     # -- audiences ----------------------------------------------------------------------
 
     def _key(self, seat: Audience) -> Audience:
         return None if self.game.public_view else seat
 
-    def _game_status(self) -> dict[str, JSON]:
+    def _game_status(self) -> Status:
         """The game's status at the current version: the committer's, or computed here
         once for every audience (a commit made by another process, a reload)."""
         version = self.record.version
@@ -262,7 +262,7 @@ class TableFeed:
         record: TableRecord,
         entry: LogEntry,
         events: list[Event],
-        status: dict[str, JSON] | None = None,
+        status: Status | None = None,
     ) -> None:
         """Take a committed version (in version order); fan-out follows in this loop
         iteration's ``flush``, one patch per audience for every commit made meanwhile.

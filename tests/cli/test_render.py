@@ -74,7 +74,7 @@ def test_every_game_renders_from_start_to_finish(game_id: str) -> None:
     game = get_game(game_id)
     assert game is not None
     players = max(game.min_players, 2)
-    options = game.resolve_options({})
+    options = game.validate_options({})
     record = TableRecord(
         table="t0able",
         game=game_id,
@@ -216,7 +216,7 @@ def test_every_game_says_what_each_seat_did_and_has_a_compact_screen(game_id: st
     assert game is not None
     text = GameText(game_id)
     players = max(game.min_players, 2)
-    options = game.resolve_options({})
+    options = game.validate_options({})
     state = game.setup(options, players, 3)
     record = TableRecord(
         table="t0able",

@@ -79,7 +79,7 @@ def playout(
 ) -> Playout:
     """Play one game; ``bot_share`` of the moves are the bot's, the rest random legal."""
     chooser = random.Random(seed)
-    resolved = game.resolve_options(options)
+    resolved = game.validate_options(options)
     result = Playout(game, resolved, seats, seed)
     state = game.setup(resolved, seats, seed)
     result.states.append(state)

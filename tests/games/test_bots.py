@@ -12,7 +12,7 @@ import pytest
 
 from tablehub.clients.cli.connection import ServerError
 from tablehub.server.games import all_games, get_game
-from tablehub.server.games.base import BadOptions, Game, State
+from tablehub.server.games.base import BadOptions, Game, State, final_result
 from tablehub.server.games.nmbr9.evaluation import Surface
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.tables.record import TableRecord
@@ -146,7 +146,7 @@ def test_strong_beats_easy_in_most_of_200_games(game_id: str) -> None:
     for i in range(200):
         levels = ["strong", "easy"] if i % 2 == 0 else ["easy", "strong"]
         state = _play(game, levels, 1000 + i // 2, check=False)
-        winners = game.status(state)["result"]["winners"]
+        winners = final_result(game.status(state))["winners"]
         strong_wins += len(winners) == 1 and levels[winners[0]] == "strong"
     assert strong_wins >= 140, strong_wins
 

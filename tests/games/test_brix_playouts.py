@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import State
+from tablehub.server.games.base import State, final_result
 from tablehub.server.games.brix import GAME
 from tablehub.server.games.brix.wall import Wall
 from tests.games.conformance import check_playout, playout
@@ -42,7 +42,7 @@ def test_playouts_keep_the_contract(mode: str, bricks: int, share: float, seed: 
     p = playout(GAME, 2, seed, options, max_steps=200, bot_share=share)
     final = GAME.status(p.states[-1])
     assert final["finished"], "move_limit must end every game"
-    assert final["result"]["reason"] in {
+    assert final_result(final)["reason"] in {
         "four_in_line",
         "both_lines",
         "opponent_line",
@@ -106,10 +106,10 @@ def test_bot_is_legal_deterministic_and_careful(mode: str) -> None:
 def test_bot_takes_an_immediate_win() -> None:
     state = make(DOUBLE, to_act=0)
     after, _ = GAME.apply(state, 0, GAME.bot_action(state, 0))
-    assert GAME.status(after)["result"]["winners"] == [0]
+    assert final_result(GAME.status(after))["winners"] == [0]
     state = make(DOUBLE, to_act=1)
     after, _ = GAME.apply(state, 1, GAME.bot_action(state, 1))
-    assert GAME.status(after)["result"]["winners"] == [1]
+    assert final_result(GAME.status(after))["winners"] == [1]
 
 
 def test_bot_blocks_a_threat() -> None:
@@ -151,12 +151,12 @@ def test_bot_forces_a_collapse_when_the_opponent_has_no_free_brick() -> None:
     assert not GAME.status(after)["finished"]
     legal = GAME.legal_actions(after, 1)
     assert legal
-    outcomes = {GAME.status(GAME.apply(after, 1, a)[0])["result"]["reason"] for a in legal}
+    outcomes = {final_result(GAME.status(GAME.apply(after, 1, a)[0]))["reason"] for a in legal}
     assert outcomes == {"collapse"}
 
 
 def test_first_move_is_a_placement() -> None:
-    state = GAME.setup(GAME.resolve_options({}), 2, 5)
+    state = GAME.setup(GAME.validate_options({}), 2, 5)
     action = GAME.bot_action(state, 0)
     assert action["type"] == "place" and action["y"] == 0
     assert action == place(action["x"], 0, action["dir"], action["orange"], action["face"])

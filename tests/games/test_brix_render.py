@@ -24,7 +24,7 @@ def test_renderer_is_registered() -> None:
 
 
 def test_render_empty_wall() -> None:
-    state = GAME.setup(GAME.resolve_options({}), 2, 1)
+    state = GAME.setup(GAME.validate_options({}), 2, 1)
     text = plain(renderer.render(GAME.view(state, 0), 0))
     assert "seat 0 (you): four X  <- to move" in text
     assert "seat 1: four O" in text

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import BadOptions, IllegalAction, State
+from tablehub.server.games.base import BadOptions, IllegalAction, State, final_result
 from tablehub.server.games.brix import GAME
 from tests.games.conformance import assert_refused
 
@@ -24,7 +24,7 @@ def make(
 ) -> State:
     """A state with these bricks already in the wall (no rule checks)."""
     state = GAME.setup(
-        GAME.resolve_options({"mode": mode, "bricks": bricks, "move_limit": move_limit}), 2, 7
+        GAME.validate_options({"mode": mode, "bricks": bricks, "move_limit": move_limit}), 2, 7
     )
     state["bricks"] = [
         {"id": i, "x": x, "y": y, "dir": d, "orange": o, "face": f, "by": i % 2}
@@ -66,7 +66,7 @@ def mirror(specs: list[Spec], width: int) -> list[Spec]:
 
 
 def test_setup_defaults_and_seat_zero_starts() -> None:
-    state = GAME.setup(GAME.resolve_options({}), 2, 1)
+    state = GAME.setup(GAME.validate_options({}), 2, 1)
     status = GAME.status(state)
     assert status == {
         "phase": "place",
@@ -88,17 +88,17 @@ def test_setup_defaults_and_seat_zero_starts() -> None:
     ],
 )
 def test_modes_give_targets(mode: str, targets: list[list[str]]) -> None:
-    state = GAME.setup(GAME.resolve_options({"mode": mode}), 2, 1)
+    state = GAME.setup(GAME.validate_options({"mode": mode}), 2, 1)
     assert GAME.view(state, None)["targets"] == targets
 
 
 def test_bad_options_and_seat_count() -> None:
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"bricks": 3})
+        GAME.validate_options({"bricks": 3})
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"mode": "shapes"})
+        GAME.validate_options({"mode": "shapes"})
     with pytest.raises(BadOptions):
-        GAME.setup(GAME.resolve_options({}), 3, 1)
+        GAME.setup(GAME.validate_options({}), 3, 1)
 
 
 # -- placing --------------------------------------------------------------------------
@@ -224,7 +224,7 @@ DOUBLE: list[Spec] = [(0, 0, "v", 0, "xo"), (1, 0, "v", 0, "xo"), (2, 0, "v", 0,
 def test_lines_for_both_the_mover_wins(mover: int) -> None:
     state = make(DOUBLE, to_act=mover)
     state, _ = GAME.apply(state, mover, place(3, 0, "v", 0, "xo"))
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result["winners"] == [mover] and result["reason"] == "both_lines"
     assert {(line["value"], line["seat"]) for line in state["lines"]} == {("X", 0), ("O", 1)}
 
@@ -232,7 +232,7 @@ def test_lines_for_both_the_mover_wins(mover: int) -> None:
 def test_line_for_the_opponent_only_the_opponent_wins() -> None:
     state = make(DOUBLE, to_act=1)
     state, _ = GAME.apply(state, 1, place(3, 0, "h", 0, "xo"))  # (3,0) X (4,0) O
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result == {"scores": [1, 0], "winners": [0], "reason": "opponent_line"}
 
 
@@ -247,7 +247,7 @@ def test_line_for_the_opponent_only_the_opponent_wins() -> None:
 def test_colour_lines(mode: str, face: str, winner: int) -> None:
     state = make([(0, 0, "v", 0, face), (1, 0, "v", 0, "xo"), (2, 0, "v", 0, face)], mode=mode)
     state, _ = GAME.apply(state, 0, place(3, 0, "h", 0, "xo"))
-    assert GAME.status(state)["result"]["winners"] == [winner]
+    assert final_result(GAME.status(state))["winners"] == [winner]
 
 
 # -- move phase -----------------------------------------------------------------------
@@ -347,7 +347,7 @@ def test_refilling_the_gap_does_not_save_the_wall() -> None:
     specs: list[Spec] = [(0, 0, "h", 0, "xo"), (2, 0, "v", 0, "xo"), (0, 1, "v", 0, "ox")]
     state = make([*specs, (3, 0, "v", 1, "xo")], bricks=4, locked=1)
     state = play(state, move(0, -1, 0, "h"))
-    assert GAME.status(state)["result"]["reason"] == "collapse"
+    assert final_result(GAME.status(state))["reason"] == "collapse"
     assert state["last"]["collapse"] == [[0, 1]]
 
 
@@ -364,7 +364,7 @@ def test_only_collapsing_moves_left_are_listed() -> None:
     assert legal and {a["brick"] for a in legal} == {0, 1, 2}
     assert GAME.bot_action(state, 0) in legal
     after, _ = GAME.apply(state, 0, legal[0])
-    assert GAME.status(after)["result"]["reason"] == "collapse"
+    assert final_result(GAME.status(after))["reason"] == "collapse"
 
 
 def test_move_limit_draw() -> None:
@@ -449,7 +449,7 @@ def test_wrong_seat() -> None:
 
 def test_legal_lists_collapsing_moves_beside_safe_ones() -> None:
     """Issue 14's reproduction: a collapsing move is listed, accepted, and loses."""
-    state = GAME.setup(GAME.resolve_options({"bricks": 4, "mode": "symbols"}), 2, 1)
+    state = GAME.setup(GAME.validate_options({"bricks": 4, "mode": "symbols"}), 2, 1)
     state = play(state, place(0, 0, "h"), place(0, 1, "h"), place(2, 0, "h"), place(4, 0, "h"))
     legal = GAME.legal_actions(state, 0)
     collapsing = move(0, 6, 0, "h")

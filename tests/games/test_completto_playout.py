@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import State
+from tablehub.server.games.base import State, final_result
 from tablehub.server.games.completto import GAME
 from tests.games.conformance import Playout, check_playout, playout
 
@@ -135,7 +135,7 @@ def test_bot_games_finish_with_legal_deterministic_moves(seats: int) -> None:
         p = playout(GAME, seats, 100 + seed, {"rounds": 2}, max_steps=3000, bot_share=1.0)
         final = GAME.status(p.states[-1])
         assert final["finished"], f"bot game {seats}/{seed} did not finish"
-        result = final["result"]
+        result = final_result(final)
         assert len(result["scores"]) == seats and result["winners"]
         assert len(p.states[-1]["penalties"]) == 2
         for state, (seat, action) in zip(p.states, p.log, strict=False):
@@ -156,7 +156,7 @@ def test_turn_counter_moves_exactly_when_a_new_turn_starts() -> None:
 def test_resignations_mid_game_keep_the_contract() -> None:
     """Seat 2 resigns during setup, seat 0 while holding a drawn tile; the other two
     play on to the end of two rounds, and the resigned seats cannot win."""
-    resolved = GAME.resolve_options({"rounds": 2})
+    resolved = GAME.validate_options({"rounds": 2})
     p = Playout(GAME, resolved, 4, 77)
     state = GAME.setup(resolved, 4, 77)
     p.states.append(state)
@@ -177,7 +177,7 @@ def test_resignations_mid_game_keep_the_contract() -> None:
     final = GAME.status(state)
     assert final["finished"]
     assert state["resigned"] == [True, False, True, False]
-    assert set(final["result"]["winners"]) <= {1, 3}
+    assert set(final_result(final)["winners"]) <= {1, 3}
     assert [pen[2] for pen in state["penalties"]] == [22, 22]
     check_playout(p, leak_check)
     check_hidden_independence(p)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import IllegalAction, State
-from tablehub.server.games.completto import GAME
+from tablehub.server.games.base import IllegalAction, State, final_result
+from tablehub.server.games.completto import GAME, engine
 from tablehub.server.games.completto.position import position
 from tablehub.server.games.completto.rules import face_down_count
 from tablehub.server.games.rng import Rng
@@ -97,7 +97,7 @@ def test_seed_32_beside_33_gives_a_bonus_turn_then_22_fits_nowhere() -> None:
     state, events = act(state, 0, type="place", pos=6, reading=32)
     assert events[0]["bonus"] is True
     assert events[1] == {"type": "turn", "seat": 0, "bonus": True}
-    status = GAME.status(state)
+    status = engine.status(state)
     assert status["to_act"] == [0] and status["bonus"] is True
     assert status["turn"] == turn + 1  # a bonus turn starts a new deadline
     # The bonus turn draws 22: nothing is left between 21 and 32.
@@ -121,7 +121,7 @@ def test_seed_32_beside_33_gives_a_bonus_turn_then_22_fits_nowhere() -> None:
     assert state["pool_up"] == [22]
     assert GAME.view(state, 1)["pool"]["face_up"] == [{"tile": 22, "readings": [22]}]
     assert GAME.status(state)["to_act"] == [1]
-    assert GAME.status(state)["bonus"] is False
+    assert engine.status(state)["bonus"] is False
 
 
 def test_seed_89_read_as_68_or_89() -> None:
@@ -365,7 +365,7 @@ def test_reversible_face_up_tile_can_be_named_by_either_reading() -> None:
 
 
 def test_setup_deals_and_shows_only_the_setup_tile() -> None:
-    state = GAME.setup(GAME.resolve_options({}), 3, 7)
+    state = GAME.setup(GAME.validate_options({}), 3, 7)
     status = GAME.status(state)
     assert status["phase"] == "setup" and status["to_act"] == [0, 1, 2]
     assert len(state["pool"]) == 100 - 3 * 22
@@ -380,7 +380,7 @@ def test_setup_deals_and_shows_only_the_setup_tile() -> None:
 
 
 def test_setup_insertions_ascend_and_give_no_bonus() -> None:
-    state = GAME.setup(GAME.resolve_options({}), 2, 3)
+    state = GAME.setup(GAME.validate_options({}), 2, 3)
     state = {**state, "setup_tiles": [[40, 41, 39, 10, 90], list(state["setup_tiles"][1])]}
     state, events = act(state, 0, type="insert", pos=17, reading=40)
     assert events == [
@@ -502,7 +502,7 @@ def test_ties_share_the_win() -> None:
         round_winners=[1],
     )
     state, _ = act(state, 0, type="place", pos=11, reading=12)
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result["scores"] == [-1, -1] and result["winners"] == [0, 1]
 
 
@@ -513,7 +513,7 @@ def test_resign_in_two_player_game_ends_it() -> None:
     state = position([PLAIN, other(1)])
     state, events = act(state, 1, type="resign")
     assert events[0] == {"type": "resign", "seat": 1}
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result["winners"] == [0]
 
 
@@ -544,7 +544,7 @@ def test_bad_options_and_seats() -> None:
     with pytest.raises(BadOptions):
         GAME.setup({"rounds": 1}, 5, 1)
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"rounds": 0})
+        GAME.validate_options({"rounds": 0})
     with pytest.raises(IllegalAction):
         GAME.apply(position([PLAIN, other(1)]), 0, {"type": "take"})
 

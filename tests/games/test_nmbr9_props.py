@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tablehub.server.games.base import final_result
 from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.games.nmbr9.shapes import shape_cells
@@ -75,7 +76,7 @@ def check_finished(p: Playout) -> None:
         assert [t["digit"] for t in player["tiles"]] == deck
         assert player["score"] == recompute(player["tiles"])
         scores.append(player["score"])
-    result = status["result"]
+    result = final_result(status)
     assert result["scores"] == scores
     assert result["winners"] == [s for s in range(p.seats) if scores[s] == max(scores)]
 
@@ -132,7 +133,7 @@ def test_playouts_with_a_resignation(seed: int, resign_at: int) -> None:
             seat = chooser.choice(to_act)
             state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat))
         step += 1
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     other = 1 - quitter
     assert result["winners"] == [other]
     assert len(state["players"][other]["tiles"]) == 20

@@ -14,7 +14,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def played(seats: int, rounds: int, **options: bool) -> dict[str, object]:
-    state = GAME.setup(GAME.resolve_options(options), seats, 4)
+    state = GAME.setup(GAME.validate_options(options), seats, 4)
     for _ in range(rounds * seats):
         seat = GAME.status(state)["to_act"][0]
         state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat))

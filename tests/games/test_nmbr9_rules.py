@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import BadOptions, IllegalAction
+from tablehub.server.games.base import BadOptions, IllegalAction, final_result
 from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.bot import choose_placement
 from tablehub.server.games.nmbr9.rules import (
@@ -298,7 +298,7 @@ def test_bot_prefers_points_now() -> None:
 
 
 def fresh(seats: int = 2, seed: int = 5, **options: Any) -> dict[str, Any]:
-    return GAME.setup(GAME.resolve_options(options), seats, seed)
+    return GAME.setup(GAME.validate_options(options), seats, seed)
 
 
 def with_deck(state: dict[str, Any], deck: list[int]) -> dict[str, Any]:
@@ -317,9 +317,9 @@ def test_seat_counts_and_options() -> None:
         with pytest.raises(BadOptions):
             fresh(seats, **options)
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"tournament": "yes"})
+        GAME.validate_options({"tournament": "yes"})
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"rounds": 3})
+        GAME.validate_options({"rounds": 3})
 
 
 def test_deck_is_two_of_each_digit_and_seeded() -> None:
@@ -416,7 +416,7 @@ def test_ties_share_the_win() -> None:
     while not GAME.status(state)["finished"]:
         seat = GAME.status(state)["to_act"][0]
         state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat))
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result["scores"][0] == result["scores"][1]  # same deck, same bot
     assert result["winners"] == [0, 1]
 
@@ -496,7 +496,7 @@ def test_resign_before_placing_lets_the_round_end_without_that_seat() -> None:
     assert events[-1]["type"] == "card" and GAME.status(state)["to_act"] == [0]
     while not GAME.status(state)["finished"]:
         state, _ = GAME.apply(state, 0, GAME.bot_action(state, 0))
-    result = GAME.status(state)["result"]
+    result = final_result(GAME.status(state))
     assert result["winners"] == [0]
     assert result["scores"][1] == 0
     assert GAME.view(state, None)["players"][1]["resigned"] is True
@@ -521,8 +521,8 @@ def test_when_everyone_resigns_the_game_ends_without_winner() -> None:
     state, events = GAME.apply(state, 1, {"type": "resign"})
     assert events[-1] == {"type": "finished", "scores": [0, 0], "winners": []}
     status = GAME.status(state)
-    assert status["finished"] and status["result"]["winners"] == []
-    assert status["result"]["reason"] == "every player resigned"
+    assert status["finished"] and final_result(status)["winners"] == []
+    assert final_result(status)["reason"] == "every player resigned"
 
 
 # --- big tables -----------------------------------------------------------------------
@@ -548,7 +548,7 @@ def test_solo_game_plays_to_the_end() -> None:
         state, _ = GAME.apply(state, 0, GAME.bot_action(state, 0))
         rounds += 1
     assert rounds == 20
-    assert GAME.status(state)["result"]["winners"] == [0]
+    assert final_result(GAME.status(state))["winners"] == [0]
 
 
 def test_help_mentions_the_house_rules() -> None:

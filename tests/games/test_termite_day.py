@@ -76,7 +76,7 @@ def test_bad_options() -> None:
     with pytest.raises(BadOptions):
         GAME.setup({"rows_to_end": 5}, 5, 1)
     with pytest.raises(BadOptions):
-        GAME.resolve_options({"rows_to_end": 9})
+        GAME.validate_options({"rows_to_end": 9})
 
 
 def test_setup_is_deterministic() -> None:
@@ -186,7 +186,7 @@ def test_soldier_bumps_worker_who_places_again_at_once() -> None:
     view = GAME.view(s, 0)
     assert view["pending"]["kind"] == "bumped" and view["pending"]["die"] == 0
     legal = GAME.legal_actions(s, 0)
-    assert all(a.get("die") == 0 and "helper" not in a for a in legal if a["type"] != "resign")
+    assert all(a.get("die") == 0 and "helper" not in a for a in legal)
     assert {"type": "place_die", "die": 0, "slot": "D4c"} in legal
     assert_refused(
         GAME, s, 0, {"type": "place_die", "die": 1, "slot": "A1"}, "illegal_action", "bumped die 0"
@@ -339,10 +339,10 @@ def test_legal_place_count_golden() -> None:
     s = day4()
     hold(s, 0, 0, 3)
     legal = GAME.legal_actions(s, 0)
-    assert len(legal) == 12 + 1
+    assert len(legal) == 12
     hold(s, 0, 1, 5)
     legal = GAME.legal_actions(s, 0)
-    assert len(legal) == 24 + 2 * 72 + 1
+    assert len(legal) == 24 + 2 * 72
     assert GAME.legal_actions(s, 1) == []
 
 

@@ -3,28 +3,24 @@ state's invariants (no tests here)."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from typing import Any
 
-from tablehub.server.games.base import Action, Event, Game, State
+from tablehub.server.games.base import Action, Event, Game, State, clone
 from tablehub.server.games.termite import GAME, board, data, night
 
-NO_RESIGN: Game = dataclasses.replace(
-    GAME,
-    legal_actions=lambda s, seat: [a for a in GAME.legal_actions(s, seat) if a["type"] != "resign"],
-)
-"""The game with ``resign`` left out of the random playouts' choices."""
+NO_RESIGN: Game = GAME
+"""The game as random playouts drive it: ``legal`` never lists ``resign`` (base.py)."""
 
 
 def fresh(seats: int, seed: int = 1, **options: Any) -> State:
-    return GAME.setup(GAME.resolve_options(options), seats, seed)
+    return GAME.setup(GAME.validate_options(options), seats, seed)
 
 
 def quiet(state: State) -> State:
     """A copy in which no die is placed and every die sits out (``"X"``), no neutral
     dice; tests then put the dice they need on the board."""
-    s: State = board.clone(state)
+    s: State = clone(state)
     for p in s["players"]:
         for d in p["dice"]:
             d["at"] = "X"
@@ -66,7 +62,7 @@ def reveal(state: State, area: int, node: str, colour: str, cubes: int) -> None:
 
 def to_night(state: State) -> tuple[State, list[Event]]:
     """Start the night on a copy (as the last day placement would)."""
-    s: State = board.clone(state)
+    s: State = clone(state)
     rng = board.load_rng(s)
     events: list[Event] = []
     night.start_night(s, rng, events)

@@ -133,7 +133,7 @@ def test_c_egg_into_an_empty_room() -> None:
     put(s, 3, 1, "R1", 5)
     s, _ = to_night(s)
     assert pending(s) == {"t": "egg", "seat": 3}
-    assert {a.get("room") for a in GAME.legal_actions(s, 3)} == {2, 3, 4, 5, None}
+    assert {a.get("room") for a in GAME.legal_actions(s, 3)} == {2, 3, 4, 5}
     assert_refused(GAME, s, 3, {"type": "choose", "room": 0}, "illegal_action", "not empty")
     assert_refused(GAME, s, 3, {"type": "choose", "room": 1}, "illegal_action", "not empty")
     assert_refused(GAME, s, 3, {"type": "pass"}, "illegal_action", "cannot be passed")
@@ -400,7 +400,7 @@ def test_e_completing_a_row_gives_a_bonus() -> None:
     s, events = GAME.apply(s, 0, {"type": "choose", "source": source, "column": 5})
     assert {"type": "rows", "seat": 0, "rows": [0]} in events
     assert pending(s) == {"t": "bonus", "seat": 0}
-    assert len(GAME.legal_actions(s, 0)) == 8 + 1
+    assert len(GAME.legal_actions(s, 0)) == 8
     s = choose(s, 0, space="points")
     assert s["players"][0]["points"] == 2 and s["players"][0]["bonus"] == ["points"]
     assert GAME.view(s, None)["players"][0]["score"] >= 2
@@ -421,8 +421,8 @@ def test_f_move_cubes_between_two_rooms() -> None:
     assert pending(s) == {"t": "move", "seat": 0, "value": 3, "used": []}
     legal = GAME.legal_actions(s, 0)
     # Splits of {blue x2, red x3} with <= 4 cubes a side (10), minus the current one;
-    # plus pass and resign.
-    assert len(legal) == 9 + 1 + 1
+    # plus pass.
+    assert len(legal) == 9 + 1
     assert_refused(
         GAME,
         s,
@@ -472,7 +472,8 @@ def test_f_build_tetris_style() -> None:
     legal = GAME.legal_actions(s, 0)
     # T: 4 rotations (4, 5, 4, 5 columns), O: 1 rotation x 5 columns; red-I needs red cubes.
     # Each is listed as a drop (no row) and as its resting place on the floor (row 0).
-    assert len(legal) == 2 * (18 + 5) + 1 + 1
+    # And pass.
+    assert len(legal) == 2 * (18 + 5) + 1
     assert_refused(
         GAME,
         s,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.base import State
+from tablehub.server.games.base import State, final_result
 from tablehub.server.games.termite import GAME, data
 from tests.games.conformance import check_playout, playout
 from tests.games.test_termite_helpers import NO_RESIGN, fresh, invariants
@@ -89,7 +89,7 @@ def test_games_end_with_invariants(seats: int, share: float) -> None:
         p = playout(NO_RESIGN, seats, seed, max_steps=3000, bot_share=share)
         status = NO_RESIGN.status(p.states[-1])
         assert status["finished"], (seats, seed, len(p.log))
-        result = status["result"]
+        result = final_result(status)
         assert len(result["scores"]) == seats and result["winners"]
         turns = [NO_RESIGN.status(s)["turn"] for s in p.states]
         assert turns == sorted(set(turns))

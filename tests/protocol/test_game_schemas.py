@@ -73,7 +73,7 @@ def drive(game: Game, seats: int, seed: int, options: dict[str, Any], max_steps:
     """Play one game checking every action, event and view; returns the steps played."""
     chooser = random.Random(seed)
     extras = bare_actions(game.id)
-    state = game.setup(game.resolve_options(options), seats, seed)
+    state = game.setup(game.validate_options(options), seats, seed)
     check_state(game, state, seats)
     for step in range(max_steps):
         status = game.status(state)
@@ -171,7 +171,7 @@ def test_a_seat_view_never_validates_as_a_spectator_view_where_they_differ() -> 
     """The two audiences are told apart (a seat's private hand is not a spectator's)."""
     game = get_game("termite")
     assert game is not None
-    state = game.setup(game.resolve_options({}), 2, 1)
+    state = game.setup(game.validate_options({}), 2, 1)
     with pytest.raises(ValueError):
         validate_game_value("termite", "spectator_view", game.view(state, 0))
     with pytest.raises(ValueError):

@@ -58,7 +58,7 @@ async def test_the_feed_takes_the_game_status_handed_over_with_a_commit() -> Non
     marked, to tell it from one the feed would compute itself)."""
     feed, watcher = watched(new_record("feedstatus"))
     record, entry, events = first_move(feed)
-    handed = {**feed.game.status(record.state), "phase": "marked by the committer"}
+    handed = feed.game.status(record.state) | {"phase": "marked by the committer"}
     feed.on_commit(record, entry, events, handed)
     feed.flush()
 

@@ -25,7 +25,7 @@ async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator
 def new_record(table: str, seats: int = 2) -> TableRecord:
     game = get_game("nmbr9")
     assert game is not None
-    options = game.resolve_options({})
+    options = game.validate_options({})
     return TableRecord(
         table=table,
         game="nmbr9",

@@ -21,7 +21,7 @@ function optionInput(game, name, spec) {
   if (spec.type === 'boolean') {
     input = h('input', { id, name, type: 'checkbox', checked: spec.default === true });
   } else if (spec.choices) {
-    input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, words.choices?.[c] ?? c.replaceAll('_', ' '))));
+    input = h('select', { id, name }, spec.choices.map((c) => h('option', { value: c, selected: c === spec.default }, words.choices?.[c] ?? String(c).replaceAll('_', ' '))));
   } else if (spec.type === 'integer') {
     // An option whose 0 means "off" shows empty with that word (empty sends the default).
     const off = words.zero && spec.default === 0;

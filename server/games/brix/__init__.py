@@ -1,8 +1,9 @@
 """``brix`` -- the wall duel (争墙斗胜): rules in docs/games/brix.md.
 
 Two players build one shared wall of two-cube bricks; four equal symbols or colours in a
-straight line win.  Modules: ``wall`` (geometry, support, lines), ``rules`` (state,
-actions, view), ``bot``.
+straight line win.  Modules: ``engine`` (setup, status, legal moves, the move table),
+``views`` (the public view), ``bot`` (the bot levels), ``wall`` (geometry, support,
+lines).
 
 Actions (all JSON objects):
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 
 from tablehub.server.games.base import Game
 from tablehub.server.games.brix.bot import LEVELS, strong_action
-from tablehub.server.games.brix.rules import OPTIONS, apply, legal_actions, setup, status, view
+from tablehub.server.games.brix.engine import MOVES, OPTIONS, legal, setup, status
+from tablehub.server.games.brix.views import view
 
 HELP = """\
 Wall duel (争墙斗胜). Two players build one wall, seen from the side: column x (may be
@@ -62,12 +64,14 @@ GAME = Game(
     name="Wall duel",
     min_players=2,
     max_players=2,
-    setup=setup,
-    legal_actions=legal_actions,
-    apply=apply,
+    initial=setup,
+    moves=MOVES,
+    choices=legal,
     view=view,
     status=status,
     bot_action=strong_action,
+    seat_count=lambda state: 2,
+    resigned=lambda state, seat: False,
     bots=LEVELS,
     default_bot_level="strong",
     options=OPTIONS,

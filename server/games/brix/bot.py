@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablehub.server.games.base import Action, BotLevel, IllegalAction, State
-from tablehub.server.games.brix.rules import legal_actions, move_action, origin, place_action
+from tablehub.server.games.brix.engine import legal, move_action, origin, place_action
 from tablehub.server.games.brix.wall import (
     FACES,
     LINE_DIRS,
@@ -89,7 +89,8 @@ def _choose(state: State, seat: int, checks: dict[str, int], threats: bool) -> A
             if bid != state["locked"] and not wall.collapse_if_removed(bid):
                 sources.append((bid, wall.without(bid), origin(brick), brick))
         if not sources:
-            return legal_actions(state, seat)[0]  # every move collapses: nothing better
+            # Every move collapses (nothing better) or none exists (resigning is all left).
+            return next(iter(legal(state, seat)), {"type": "resign"})
     supply_after = state["supply"] - 1 if placing else 0
     limit = state["move_limit"]
     last_move = not placing and limit > 0 and state["moves"] + 1 >= limit

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
 from tablehub.server.games.completto.bot import LEVELS, strong_action
-from tablehub.server.games.completto.engine import MAX_ROUNDS, apply, legal_actions, setup, status
+from tablehub.server.games.completto.engine import (
+    MAX_ROUNDS,
+    MOVES,
+    legal,
+    setup,
+    status,
+    waiting,
+)
 from tablehub.server.games.completto.views import view
 
 HELP = """\
@@ -40,12 +47,15 @@ GAME = Game(
     name="Number row",
     min_players=2,
     max_players=4,
-    setup=setup,
-    legal_actions=legal_actions,
-    apply=apply,
+    initial=setup,
+    moves=MOVES,
+    choices=legal,
     view=view,
     status=status,
     bot_action=strong_action,
+    seat_count=lambda state: int(state["seats"]),
+    resigned=lambda state, seat: bool(state["resigned"][seat]),
+    waiting=waiting,
     bots=LEVELS,
     default_bot_level="strong",
     options={

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tablehub.server.games.base import Action, BotLevel, State
-from tablehub.server.games.completto.engine import legal_actions
+from tablehub.server.games.completto.engine import legal
 from tablehub.server.games.completto.rules import Row, insertions, placements
 from tablehub.server.games.completto.tiles import readings, tiles_reading
 
@@ -199,7 +199,7 @@ def _choose_turn(state: State, seat: int, row: Row, avail: Availability, careful
     fetch = _fetch_move(row, avail, state["pool_up"])
     if fetch is not None:
         return fetch
-    return legal_actions(state, seat)[0]
+    return legal(state, seat)[0]
 
 
 def _move_into(row: Row, src: int, target: Gap) -> Action:

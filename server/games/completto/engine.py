@@ -27,11 +27,13 @@ from typing import Any
 
 from tablehub.server.games.base import (
     Action,
-    BadOptions,
     Event,
     IllegalAction,
+    Move,
     State,
-    action_type,
+    Status,
+    check_fields,
+    clone,
     require_int,
     require_str,
 )
@@ -54,20 +56,7 @@ from tablehub.server.games.completto.tiles import (
 )
 from tablehub.server.games.rng import Rng
 
-MIN_SEATS = 2
-MAX_SEATS = 4
 MAX_ROUNDS = 10
-ACTION_TYPES = ("insert", "take", "place", "discard", "move", "resign")
-FIELDS: dict[str, frozenset[str]] = {
-    "insert": frozenset({"pos", "reading"}),
-    "take": frozenset({"source", "number"}),
-    "place": frozenset({"pos", "reading"}),
-    "discard": frozenset(),
-    "move": frozenset({"from", "to"}),
-    "resign": frozenset(),
-}
-"""The fields each action type may carry besides ``type``; others are refused, so the
-legal list is exactly what ``apply`` accepts."""
 IDLE_TURNS_PER_PLAYER = 5
 """docs/games/completto.md "No progress": the round ends after this many turns per
 active player in a row without a tile drawn from the face-down pool or placed face up."""
@@ -77,12 +66,9 @@ active player in a row without a tile drawn from the face-down pool or placed fa
 
 
 def setup(options: dict[str, Any], seats: int, seed: int) -> State:
-    """A new game: deal round 1 (docs/games/completto.md "Setup")."""
-    if not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise BadOptions(f"number row needs {MIN_SEATS}-{MAX_SEATS} players, not {seats}")
-    rounds = options.get("rounds", 1)
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
-        raise BadOptions(f"option rounds must be an integer from 1 to {MAX_ROUNDS}")
+    """A new game (options validated by the base): deal round 1 (docs/games/completto.md
+    "Setup")."""
+    rounds = options["rounds"]
     rng = Rng.from_seed(seed)
     state: State = {
         "seats": seats,
@@ -139,16 +125,9 @@ def _deal(state: State, start: int) -> None:
 
 
 def _fork(state: State) -> State:
-    """A copy of ``state`` whose mutable parts may be changed freely (cells are never
+    """A copy of ``state`` whose rows and lists may be changed freely (cells are never
     mutated in place, only replaced, so they are shared)."""
-    new = dict(state)
-    new["rows"] = [list(row) for row in state["rows"]]
-    new["setup_tiles"] = [list(tiles) for tiles in state["setup_tiles"]]
-    new["pool"] = list(state["pool"])
-    new["pool_up"] = list(state["pool_up"])
-    new["resigned"] = list(state["resigned"])
-    new["penalties"] = [list(p) for p in state["penalties"]]
-    new["round_winners"] = list(state["round_winners"])
+    new: State = clone(state, 3)
     return new
 
 
@@ -177,7 +156,14 @@ def to_act(state: State) -> list[int]:
     return []
 
 
-def status(state: State) -> dict[str, Any]:
+class NumberRowStatus(Status):
+    """The common status plus the round and whether this turn is a bonus turn."""
+
+    round: int
+    bonus: bool
+
+
+def status(state: State) -> NumberRowStatus:
     return {
         "phase": state["phase"],
         "to_act": to_act(state),
@@ -192,10 +178,8 @@ def status(state: State) -> dict[str, Any]:
 # --------------------------------------------------------------------------- legal
 
 
-def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every legal action of ``seat`` now except ``resign`` (always allowed)."""
-    if seat not in to_act(state):
-        return []
+def legal(state: State, seat: int) -> list[Action]:
+    """Every legal action of a seat that must act now (``resign`` is never listed)."""
     row = state["rows"][seat]
     if state["phase"] == "setup":
         tile = state["setup_tiles"][seat][0]
@@ -231,60 +215,44 @@ def _faceup_numbers(pool_up: list[int]) -> list[int]:
 # --------------------------------------------------------------------------- apply
 
 
-def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Apply ``seat``'s ``action``; refuse with a reason and change nothing if illegal."""
-    kind = action_type(action)
-    if kind not in ACTION_TYPES:
-        raise IllegalAction(
-            f"unknown action type {kind!r}; number row knows {', '.join(ACTION_TYPES)}",
-            "bad_action",
-        )
-    extra = sorted(set(action) - FIELDS[kind] - {"type"})
-    if extra:
-        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind])) or "no other field"
-        raise IllegalAction(
-            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
-            "bad_action",
-        )
-    if not isinstance(seat, int) or not 0 <= seat < state["seats"]:
-        raise IllegalAction(f"there is no seat {seat!r} at this table", "not_your_turn")
-    if state["phase"] == "finished":
-        raise IllegalAction("the game is over", "not_your_turn")
-    if state["resigned"][seat]:
-        raise IllegalAction("you have resigned from this game", "not_your_turn")
-    if kind == "resign":
-        return _resign(state, seat)
+def waiting(state: State, seat: int) -> str:
+    """Why a seat not in ``to_act`` must wait, in words."""
     if state["phase"] == "setup":
-        return _apply_setup(state, seat, kind, action)
-    if seat != state["current"]:
-        raise IllegalAction(f"it is seat {state['current']}'s turn", "not_your_turn")
-    if kind == "insert":
+        return "your five setup tiles are in your row; wait for the others"
+    return f"it is seat {state['current']}'s turn"
+
+
+def _insert(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """``insert``: only during setup."""
+    check_fields("insert", action, {"pos", "reading"})
+    if state["phase"] != "setup":
         raise IllegalAction(
             "setup is over: insert is only for the five setup tiles", "illegal_action"
         )
-    if kind == "take":
-        return _take(state, seat, action)
-    if kind == "place":
-        return _place(state, seat, action)
-    if kind == "discard":
-        return _discard(state, seat)
-    return _move(state, seat, action)
+    return _apply_setup(state, seat, action)
 
 
-def _apply_setup(state: State, seat: int, kind: str, action: Action) -> tuple[State, list[Event]]:
+def _turn(kind: str, fields: set[str], move: Move) -> Move:
+    """A turn action (take, place, discard, move): refused during setup."""
+
+    def checked(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        check_fields(kind, action, fields)
+        if state["phase"] == "setup":
+            raise IllegalAction(
+                f"during setup insert your face-up tile {state['setup_tiles'][seat][0]} "
+                "into your row first",
+                "illegal_action",
+            )
+        return move(state, seat, action)
+
+    return checked
+
+
+def _apply_setup(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """docs/games/completto.md "Setup": insert the face-up setup tile anywhere the face-up numbers
     ascend.  [house] Setup insertions never earn a bonus turn: the seed's bonus rule
     belongs to the turn actions, and setup is played by everyone at once."""
     tiles = state["setup_tiles"][seat]
-    if not tiles:
-        raise IllegalAction(
-            "your five setup tiles are in your row; wait for the others", "not_your_turn"
-        )
-    if kind != "insert":
-        raise IllegalAction(
-            f"during setup insert your face-up tile {tiles[0]} into your row first",
-            "illegal_action",
-        )
     row = state["rows"][seat]
     tile = tiles[0]
     pos = require_int(action, "pos", 0, len(row))
@@ -437,7 +405,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
     return new, events
 
 
-def _discard(state: State, seat: int) -> tuple[State, list[Event]]:
+def _discard(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """docs/games/completto.md: a tile that fits nowhere (under either reading) goes face up into
     the pool.  A tile that fits somewhere must be placed."""
     hand = state["hand"]
@@ -594,10 +562,11 @@ def _finish(state: State, events: list[Event], sole_survivor: int | None) -> Non
     events.append({"type": "game_end", "result": state["result"]})
 
 
-def _resign(state: State, seat: int) -> tuple[State, list[Event]]:
+def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """A resigning seat leaves; its row stays as it lies, out of play.  A tile it had
     turned up (in hand or as its next setup tile) goes face up into the pool, its other
     setup tiles face down.  When one player is left, that player wins."""
+    check_fields("resign", action, set())
     new = _fork(state)
     new["resigned"][seat] = True
     events: list[Event] = [{"type": "resign", "seat": seat}]
@@ -620,3 +589,14 @@ def _resign(state: State, seat: int) -> tuple[State, list[Event]]:
         new["turn"] += 1
         _maybe_start_play(new, events)
     return new, events
+
+
+MOVES: dict[str, Move] = {
+    "insert": _insert,
+    "take": _turn("take", {"source", "number"}, _take),
+    "place": _turn("place", {"pos", "reading"}, _place),
+    "discard": _turn("discard", set(), _discard),
+    "move": _turn("move", {"from", "to"}, _move),
+    "resign": _resign,
+}
+"""The move table (docs/games/completto.md); the base checks seat, turn and game over."""

@@ -1,9 +1,10 @@
 """9-tower (数字9乘塔): build a layered layout of digit tiles (docs/games/nmbr9.md).
 
-Modules: ``shapes`` (the ten tiles and their rotations), ``rules`` (placement legality,
-levels, scoring, legal placements), ``engine`` (deck, simultaneous rounds, view,
-status), ``bot`` (the bot levels: greedy ``easy``, also the deadline fallback, and
-``strong``, built from ``evaluation`` and ``search``).
+Modules: ``engine`` (deck, simultaneous rounds, the move table, status), ``views`` (the
+public view), ``bot`` (the bot levels: greedy ``easy``, also the deadline fallback, and
+``strong``, built from ``evaluation`` and ``search``), and the domain modules ``shapes`` (the ten
+tiles and their rotations) and ``rules`` (placement legality, levels, scoring, legal
+placements).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from tablehub.server.games.base import Game, Option
 from tablehub.server.games.nmbr9.bot import LEVELS, strong_action
 from tablehub.server.games.nmbr9.engine import (
     DEFAULT_MAX_PLAYERS,
-    apply,
-    legal_actions,
+    MOVES,
+    legal,
     max_players,
     setup,
     status,
-    view,
+    waiting,
 )
+from tablehub.server.games.nmbr9.views import view
 
 HELP = """\
 9-tower: 20 rounds. Each round a card (a digit 0-9) is revealed and every player places
@@ -51,12 +53,15 @@ GAME = Game(
     name="9-tower",
     min_players=1,
     max_players=DEFAULT_MAX_PLAYERS,
-    setup=setup,
-    legal_actions=legal_actions,
-    apply=apply,
+    initial=setup,
+    moves=MOVES,
+    choices=legal,
     view=view,
     status=status,
     bot_action=strong_action,
+    seat_count=lambda state: len(state["players"]),
+    resigned=lambda state, seat: bool(state["players"][seat]["resigned"]),
+    waiting=waiting,
     bots=LEVELS,
     default_bot_level="strong",
     fast_bot_level="easy",

@@ -1,4 +1,4 @@
-"""9-tower state machine: deck, simultaneous rounds, resign, view, status (docs/games/nmbr9.md).
+"""9-tower state machine: deck, simultaneous rounds, the move table, status (docs/games/nmbr9.md).
 
 State (plain data; ``deck`` and ``rng`` are hidden and never reach a view or event)::
 
@@ -12,9 +12,9 @@ State (plain data; ``deck`` and ``rng`` are hidden and never reach a view or eve
      "finished": bool, "reason": str | None}
 
 A round is simultaneous: every active seat whose ``placed`` is not the current round
-must act.  ``apply`` copies only what changes -- the top-level dict, the list of
-players (a shallow copy) and the acting seat's entry -- so a 1000-seat table costs a
-list copy per action, never a deep copy.
+must act.  A move copies only what changes -- the top-level dict, the list of players
+(a shallow copy) and the acting seat's entry -- so a 1000-seat table costs a list copy
+per action, never a deep copy.
 
 [house] Resign: the seat stops placing (it is never waited for again), keeps its tiles
 and score in the view, and is out of the ranking (it cannot win).  The others play on;
@@ -27,12 +27,13 @@ from typing import Any
 
 from tablehub.server.games.base import (
     Action,
-    BadOptions,
     Event,
-    IllegalAction,
+    Move,
+    Result,
     State,
-    View,
-    action_type,
+    Status,
+    check_fields,
+    clone,
     require_int,
 )
 from tablehub.server.games.nmbr9.rules import (
@@ -57,10 +58,6 @@ def max_players(options: dict[str, Any]) -> int:
 
 def setup(options: dict[str, Any], seats: int, seed: int) -> State:
     """Shuffle the 20 cards (two of each digit), seat the players (docs/games/nmbr9.md "Deck")."""
-    limit = max_players(options)
-    if not isinstance(seats, int) or isinstance(seats, bool) or not 1 <= seats <= limit:
-        hint = "" if options.get("tournament") else " (more with the tournament option)"
-        raise BadOptions(f"9-tower needs 1 to {limit} players{hint}, not {seats}")
     rng = Rng.from_seed(seed)
     deck = rng.shuffled([d for d in DIGITS for _ in range(2)])
     return {
@@ -89,23 +86,16 @@ def must_act(state: State, seat: int) -> bool:
     return not player["resigned"] and player["placed"] != state["round"]
 
 
-def _turn_error(state: State, seat: int) -> IllegalAction | None:
-    if not 0 <= seat < len(state["players"]):
-        return IllegalAction(f"there is no seat {seat} at this table", "not_your_turn")
-    if state["finished"]:
-        return IllegalAction("the game is finished", "not_your_turn")
-    if state["players"][seat]["resigned"]:
-        return IllegalAction("you resigned; you no longer place tiles", "not_your_turn")
-    return None
+def waiting(state: State, seat: int) -> str:
+    """Why a seat that placed this round must wait (its tile is down)."""
+    return (
+        f"you already placed your tile in round {state['round']}; "
+        "wait for the others to place theirs"
+    )
 
 
-def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every legal placement of the current card for ``seat`` (empty when it need not act).
-
-    Resigning is always possible too but is not listed (it is never a hint worth giving).
-    """
-    if not must_act(state, seat):
-        return []
+def legal(state: State, seat: int) -> list[Action]:
+    """Every legal placement of the current card for a seat that must act (docs/games/nmbr9.md)."""
     tiles = state["players"][seat]["tiles"]
     return [
         {"type": "place", "x": x, "y": y, "rot": rot}
@@ -120,59 +110,59 @@ def _parse_place(action: Action) -> tuple[int, int, int]:
     return x, y, rot
 
 
-def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Place the current card's tile or resign (docs/games/nmbr9.md "Round", "Action")."""
-    kind = action_type(action)
-    if kind not in ("place", "resign"):
-        raise IllegalAction(
-            f"unknown action type {kind!r} (expected 'place' or 'resign')", "bad_action"
-        )
-    place = _parse_place(action) if kind == "place" else None
-    error = _turn_error(state, seat)
-    if error is not None:
-        raise error
-    players = list(state["players"])
-    player = dict(players[seat])
-    new = dict(state)
-    new["players"] = players
-    players[seat] = player
-    events: list[Event] = []
-    if place is None:
-        player["resigned"] = True
-        new["active"] = state["active"] - 1
-        if player["placed"] == state["round"]:
-            new["placed_count"] = state["placed_count"] - 1
-        events.append({"type": "resigned", "seat": seat})
-    else:
-        if player["placed"] == state["round"]:
-            raise IllegalAction(
-                f"you already placed your tile in round {state['round']}; "
-                "wait for the others to place theirs",
-                "not_your_turn",
-            )
-        x, y, rot = place
-        digit = current_card(state)
-        level = check_placement(player["tiles"], digit, x, y, rot)
-        tile = make_tile(digit, x, y, canonical_rotation(digit, rot), level)
-        player["tiles"] = [*player["tiles"], tile]
-        player["score"] = player["score"] + tile_score(tile)
-        player["placed"] = state["round"]
-        new["placed_count"] = state["placed_count"] + 1
-        events.append(
-            {
-                "type": "placed",
-                "seat": seat,
-                "round": state["round"],
-                "digit": digit,
-                "x": x,
-                "y": y,
-                "rot": tile["rot"],
-                "level": level,
-                "score": player["score"],
-            }
-        )
+def _fork(state: State, seat: int) -> tuple[State, dict[str, Any]]:
+    """A new state sharing all but the top level, the players list and ``seat``'s entry."""
+    new: State = clone(state, 1)
+    new["players"] = clone(state["players"], 1)
+    player: dict[str, Any] = clone(state["players"][seat], 1)
+    new["players"][seat] = player
+    return new, player
+
+
+def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """Place the current card's tile (docs/games/nmbr9.md "Round", "Action")."""
+    check_fields("place", action, {"x", "y", "rot"})
+    x, y, rot = _parse_place(action)
+    digit = current_card(state)
+    level = check_placement(state["players"][seat]["tiles"], digit, x, y, rot)
+    new, player = _fork(state, seat)
+    tile = make_tile(digit, x, y, canonical_rotation(digit, rot), level)
+    player["tiles"] = [*player["tiles"], tile]
+    player["score"] = player["score"] + tile_score(tile)
+    player["placed"] = state["round"]
+    new["placed_count"] = state["placed_count"] + 1
+    events: list[Event] = [
+        {
+            "type": "placed",
+            "seat": seat,
+            "round": state["round"],
+            "digit": digit,
+            "x": x,
+            "y": y,
+            "rot": tile["rot"],
+            "level": level,
+            "score": player["score"],
+        }
+    ]
     _advance(new, events)
     return new, events
+
+
+def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """[house] The seat stops placing; see the module docstring."""
+    check_fields("resign", action, set())
+    new, player = _fork(state, seat)
+    player["resigned"] = True
+    new["active"] = state["active"] - 1
+    if player["placed"] == state["round"]:
+        new["placed_count"] = state["placed_count"] - 1
+    events: list[Event] = [{"type": "resigned", "seat": seat}]
+    _advance(new, events)
+    return new, events
+
+
+MOVES: dict[str, Move] = {"place": _place, "resign": _resign}
+"""The move table; the base checks the seat, the game's end and the round first."""
 
 
 def _advance(new: State, events: list[Event]) -> None:
@@ -190,11 +180,11 @@ def _advance(new: State, events: list[Event]) -> None:
         new["placed_count"] = 0
         events.append({"type": "card", "round": new["round"], "digit": current_card(new)})
         return
-    result = _result(new)
-    events.append({"type": "finished", "scores": result["scores"], "winners": result["winners"]})
+    final = result(new)
+    events.append({"type": "finished", "scores": final["scores"], "winners": final["winners"]})
 
 
-def _result(state: State) -> dict[str, Any]:
+def result(state: State) -> Result:
     scores = [p["score"] for p in state["players"]]
     ranked = [s for s, p in enumerate(state["players"]) if not p["resigned"]]
     best = max((scores[s] for s in ranked), default=None)
@@ -211,40 +201,14 @@ def remaining_counts(state: State) -> list[int]:
     return counts
 
 
-def view(state: State, seat: int | None) -> View:
-    """The public view, the same for every audience (docs/games/nmbr9.md; ``public_view``).
-
-    Tile dicts are shared with the state (never mutated by anyone), so a 1000-seat view
-    costs one small dict per seat.
-    """
-    rnd = state["round"]
-    return {
-        "round": rnd,
-        "rounds": ROUNDS,
-        "card": current_card(state),
-        "remaining": remaining_counts(state),
-        "players": [
-            {
-                "tiles": p["tiles"],
-                "score": p["score"],
-                "resigned": p["resigned"],
-                "placed": p["placed"] == rnd,
-            }
-            for p in state["players"]
-        ],
-        "finished": state["finished"],
-        "winners": _result(state)["winners"] if state["finished"] else None,
-    }
-
-
-def status(state: State) -> dict[str, Any]:
+def status(state: State) -> Status:
     if state["finished"]:
         return {
             "phase": "finished",
             "to_act": [],
             "turn": state["round"],
             "finished": True,
-            "result": _result(state),
+            "result": result(state),
         }
     rnd = state["round"]
     return {

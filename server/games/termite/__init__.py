@@ -1,10 +1,11 @@
 """Termite Towers (白蟻之塔): rules in docs/games/termite.md.
 
-Modules: ``data`` (the edition's cards, all [house]), ``board`` (shared queries),
-``setup`` (setup, round start), ``day`` (dice placement, helper, bumping, queen cards),
-``night`` (the night's task queue), ``gather`` (A, B, C, D, G, row bonus), ``build``
-(E, F, the Tetris wall), ``scoring`` (end, goals, tie-breaks), ``views``, ``bot``,
-``engine`` (legal_actions / apply / status).
+Modules: ``engine`` (status, legal actions, the move table), ``views``, ``bot`` (and
+``bot_basic``, the earlier bot it is measured against), and the domain modules ``data``
+(the edition's cards, all [house]), ``board`` (shared queries), ``setup`` (setup, round
+start), ``day`` (dice placement, helper, bumping, queen cards), ``night`` (the night's
+task queue), ``gather`` (A, B, C, D, G, row bonus), ``build`` (E, F, the Tetris wall),
+``scoring`` (end, goals, tie-breaks), ``stages`` (staged ``legal``).
 
 Actions:
 
@@ -33,7 +34,7 @@ Actions:
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
-from tablehub.server.games.termite import bot, engine, setup, views
+from tablehub.server.games.termite import bot, data, engine, setup, stages, views
 
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
 one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a
@@ -70,19 +71,21 @@ GAME = Game(
     name="Termite Towers",
     min_players=1,
     max_players=4,
-    setup=setup.setup,
-    legal_actions=engine.legal_actions,
-    apply=engine.apply,
+    initial=setup.setup,
+    moves=engine.MOVES,
+    choices=engine.legal,
     view=views.view,
     status=engine.status,
     bot_action=bot.bot_action,
+    seat_count=lambda state: int(state["seats"]),
+    resigned=lambda state, seat: bool(state["players"][seat]["resigned"]),
+    stepper=stages.step,
     options={
         "rows_to_end": Option(
             type="integer",
             default=5,
             description="completed wall rows that end the game (5 or 7)",
-            minimum=5,
-            maximum=7,
+            choices=data.ROWS_TO_END_CHOICES,
         ),
     },
     help=HELP,

@@ -151,28 +151,49 @@ def _slots_for(value: int) -> list[str]:
     return [f"{c}{value}" for c in SINGLE] + [f"D{value}t", f"D{value}c"]
 
 
+class Slots:
+    """Which slots accept a die of ``seat`` of a given kind and value (cached per pair)."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        self.state = state
+        self.seat = seat
+        self.player = state["players"][seat]
+        self.cache: dict[tuple[str, int], list[str]] = {}
+
+    def __call__(self, kind: str, value: int) -> list[str]:
+        key = (kind, value)
+        if key not in self.cache:
+            out = []
+            for slot in _slots_for(value):
+                try:
+                    check_slot(self.state, self.seat, kind, value, slot)
+                except IllegalAction:
+                    continue
+                out.append(slot)
+            rooms = range(len(self.player["rooms"]))
+            out += [f"R{r}" for r in rooms if board.room_accepts_die(self.player, r, value) is None]
+            self.cache[key] = out
+        return self.cache[key]
+
+    def die_can_go(self, die: int, helpers: bool) -> bool:
+        """Whether ``place_options`` lists anything for this die (without listing it)."""
+        d = self.player["dice"][die]
+        if self(d["kind"], d["value"]):
+            return True
+        others = helpers and any(h != die for h in board.unplaced(self.player))
+        return others and any(self(d["kind"], value) for value in range(1, 7))
+
+
+def helpers_allowed(state: State) -> bool:
+    """A helper die may be used, except when placing a bumped die again."""
+    return state["day"]["bumped"] is None
+
+
 def place_options(state: State, seat: int, dice: list[int], helpers: bool = True) -> list[Action]:
     """Every legal ``place_die`` for these dice (with every helper when allowed)."""
     player = state["players"][seat]
     free = board.unplaced(player)
-    rooms = range(len(player["rooms"]))
-    # Which slots accept a (kind, value) die; cached per pair.
-    cache: dict[tuple[str, int], list[str]] = {}
-
-    def slots(kind: str, value: int) -> list[str]:
-        key = (kind, value)
-        if key not in cache:
-            out = []
-            for slot in _slots_for(value):
-                try:
-                    check_slot(state, seat, kind, value, slot)
-                except IllegalAction:
-                    continue
-                out.append(slot)
-            out += [f"R{r}" for r in rooms if board.room_accepts_die(player, r, value) is None]
-            cache[key] = out
-        return cache[key]
-
+    slots = Slots(state, seat)
     actions: list[Action] = []
     for i in dice:
         d = player["dice"][i]
@@ -197,12 +218,15 @@ def place_options(state: State, seat: int, dice: list[int], helpers: bool = True
 # --- Queen cards ------------------------------------------------------------------------------
 
 
-def queen_options(state: State, seat: int) -> list[Action]:
-    """Every legal ``play_queen`` now (docs/games/termite.md queen cards)."""
+def queen_options(state: State, seat: int, cards: list[str] | None = None) -> list[Action]:
+    """Every legal ``play_queen`` now (docs/games/termite.md queen cards), of ``cards``
+    only when given."""
     player = state["players"][seat]
     free = board.unplaced(player)
     out: list[Action] = []
     for card in sorted(set(player["queens"])):
+        if cards is not None and card not in cards:
+            continue
         base = {"type": "play_queen", "card": card}
         if card == "royal_jelly":
             for i in free:
@@ -280,9 +304,16 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
     events.append(event)
 
 
-def legal(state: State, seat: int) -> list[Action]:
+def placeable(state: State, seat: int) -> list[int]:
+    """The dice ``seat`` may place now: the bumped die, or every unplaced die."""
     bumped = state["day"]["bumped"]
     if bumped is not None:
-        return place_options(state, seat, [bumped["die"]], helpers=False)
-    player = state["players"][seat]
-    return place_options(state, seat, board.unplaced(player)) + queen_options(state, seat)
+        return [int(bumped["die"])]
+    return board.unplaced(state["players"][seat])
+
+
+def legal(state: State, seat: int) -> list[Action]:
+    dice = placeable(state, seat)
+    if not helpers_allowed(state):
+        return place_options(state, seat, dice, helpers=False)
+    return place_options(state, seat, dice) + queen_options(state, seat)

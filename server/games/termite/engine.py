@@ -1,4 +1,4 @@
-"""Termite Towers: the engine entry points (legal_actions, apply, status), docs/games/termite.md.
+"""Termite Towers: status, legal actions and the move table (docs/games/termite.md).
 
 Actions (all from the seat in ``status.to_act``, except ``resign``):
 
@@ -13,11 +13,23 @@ Actions (all from the seat in ``status.to_act``, except ``resign``):
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-from tablehub.server.games.base import Action, Event, IllegalAction, State, action_type
+from tablehub.server.games.base import (
+    Action,
+    Event,
+    IllegalAction,
+    Move,
+    State,
+    Status,
+    check_fields,
+    clone,
+)
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import board, day, night, scoring
+
+Step = Callable[[State, int, Action, Rng, list[Event]], None]
+"""One move's work on a private copy of the state, with the game's Rng."""
 
 QUEEN_FIELDS: dict[str, tuple[str, ...]] = {
     "royal_jelly": ("die", "value"),
@@ -46,21 +58,21 @@ PAY_FIELDS: dict[str, tuple[str, ...]] = {
 
 def allowed_fields(state: State, kind: str, action: Action) -> set[str]:
     """The fields an action of this type may carry now; any other field is refused, so
-    the legal list is exactly what ``apply`` accepts (no silently ignored fields).  An
-    action of the wrong phase is let through here: the phase check names the problem."""
+    the legal list is exactly what the move table accepts (no silently ignored fields).
+    An action of the wrong phase is let through here: the phase check names the problem."""
     day_kind = kind in ("place_die", "play_queen")
     if kind == "resign" or day_kind != (state["phase"] == "day"):
-        return {"type"} if kind == "resign" else set(action)
+        return set() if kind == "resign" else set(action)
     if kind == "place_die":
-        return {"type", "die", "slot", "helper", "value"}
+        return {"die", "slot", "helper", "value"}
     if kind == "play_queen":
-        return {"type", "card", *QUEEN_FIELDS.get(str(action.get("card")), ())}
+        return {"card", *QUEEN_FIELDS.get(str(action.get("card")), ())}
     pending = state["night"]["pending"]
     if kind == "pass":
-        return {"type"}
+        return set()
     if pending["t"] == "trade":
-        return {"type", "pay", *PAY_FIELDS.get(str(action.get("pay")), ())}
-    return {"type", *CHOICE_FIELDS[pending["t"]]}
+        return {"pay", *PAY_FIELDS.get(str(action.get("pay")), ())}
+    return set(CHOICE_FIELDS[pending["t"]])
 
 
 def to_act(state: State) -> list[int]:
@@ -72,7 +84,7 @@ def to_act(state: State) -> list[int]:
     return [pending["seat"]] if pending is not None else []
 
 
-def status(state: State) -> dict[str, Any]:
+def status(state: State) -> Status:
     return {
         "phase": state["phase"],
         "to_act": to_act(state),
@@ -82,60 +94,47 @@ def status(state: State) -> dict[str, Any]:
     }
 
 
-def legal_actions(state: State, seat: int) -> list[Action]:
-    """Exactly the actions ``apply`` accepts from ``seat`` now, ``resign`` included (the
-    day's full list spells out every helper die and value; empty when not to act)."""
-    if seat not in to_act(state):
-        return []
-    night_phase = state["phase"] == "night"
-    actions = night.choice_actions(state) if night_phase else day.legal(state, seat)
-    return [*actions, {"type": "resign"}]
+def legal(state: State, seat: int) -> list[Action]:
+    """Exactly the actions the move table accepts from a seat that must act now, except
+    ``resign`` (the day's full list spells out every helper die and value)."""
+    if state["phase"] == "night":
+        return night.choice_actions(state)
+    return day.legal(state, seat)
 
 
-def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    kind = action_type(action)
-    if state["phase"] == "finished":
-        raise IllegalAction("the game is over", "not_your_turn")
-    if not 0 <= seat < state["seats"]:
-        raise IllegalAction(f"there is no seat {seat}", "not_your_turn")
-    if state["players"][seat]["resigned"]:
-        raise IllegalAction("you have resigned", "not_your_turn")
-    if kind not in ("place_die", "play_queen", "choose", "pass", "resign"):
-        raise IllegalAction(
-            f"unknown action type {kind!r} (place_die, play_queen, choose, pass, resign)",
-            "bad_action",
-        )
-    if kind != "resign" and seat not in to_act(state):
-        raise IllegalAction("it is not your turn", "not_your_turn")
-    allowed = allowed_fields(state, kind, action)
-    extra = sorted(set(action) - allowed)
-    if extra:
-        takes = ", ".join(repr(f) for f in sorted(allowed - {"type"})) or "no other field"
-        raise IllegalAction(
-            f"this {kind} takes {takes}, not {', '.join(repr(f) for f in extra)}", "bad_action"
-        )
-    new: State = board.clone(state)
-    rng = board.load_rng(new)
-    events: list[Event] = []
-    if kind == "resign":
-        _resign(new, seat, rng, events)
-    elif new["phase"] == "day":
-        if kind == "place_die":
-            day.apply_place(new, seat, action, rng, events)
-        elif kind == "play_queen":
-            day.apply_queen(new, seat, action, rng, events)
-        else:
-            raise IllegalAction("it is day: place a die (place_die) or play a queen card")
-    else:
-        if kind in ("place_die", "play_queen"):
-            raise IllegalAction(f"it is night: {night.prompt(new['night']['pending'])}")
-        night.apply_choice(new, action, rng, events)
-    board.store_rng(new, rng)
-    new["step"] += 1
-    return new, events
+def _step(kind: str, run: Step) -> Move:
+    """A move: fields checked, then ``run`` on a deep copy; the Rng stored, ``step`` counted."""
+
+    def move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        check_fields(kind, action, allowed_fields(state, kind, action))
+        new: State = clone(state)
+        rng = board.load_rng(new)
+        events: list[Event] = []
+        run(new, seat, action, rng, events)
+        board.store_rng(new, rng)
+        new["step"] += 1
+        return new, events
+
+    return move
 
 
-def _resign(state: State, seat: int, rng: Rng, events: list[Event]) -> None:
+def _by_day(run: Step) -> Step:
+    def checked(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
+        if state["phase"] != "day":
+            raise IllegalAction(f"it is night: {night.prompt(state['night']['pending'])}")
+        run(state, seat, action, rng, events)
+
+    return checked
+
+
+def _choose(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
+    """``choose`` or ``pass``: the night's pending choice."""
+    if state["phase"] == "day":
+        raise IllegalAction("it is day: place a die (place_die) or play a queen card")
+    night.apply_choice(state, action, rng, events)
+
+
+def _resign(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
     """[house] A resigned seat is out: its unplaced dice sit out, its night tasks are
     skipped, it cannot win.  The game ends when one player (or, solo, nobody) is left."""
     player = state["players"][seat]
@@ -157,3 +156,13 @@ def _resign(state: State, seat: int, rng: Rng, events: list[Event]) -> None:
             day.next_turn(state, rng, events)
     else:
         night.drop_seat(state, seat, rng, events)
+
+
+MOVES: dict[str, Move] = {
+    "place_die": _step("place_die", _by_day(day.apply_place)),
+    "play_queen": _step("play_queen", _by_day(day.apply_queen)),
+    "choose": _step("choose", _choose),
+    "pass": _step("pass", _choose),
+    "resign": _step("resign", _resign),
+}
+"""The move table; the base checks the seat, the turn and the game's end first."""

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.server.games.base import JSON, BadOptions, Event, State
+from tablehub.server.games.base import JSON, Event, State
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import board, data
 
 
 def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
-    if not 1 <= seats <= 4:
-        raise BadOptions("Termite Towers is for 1 to 4 players")
-    rows_to_end = options.get("rows_to_end", 5)
-    if rows_to_end not in data.ROWS_TO_END_CHOICES:
-        raise BadOptions("option rows_to_end must be 5 or 7")
+    """A new game (options and seat count validated by the base)."""
+    rows_to_end = options["rows_to_end"]
     rng = Rng.from_seed(seed)
 
     # Step 1: stake cards, 5 per colour, shuffled and dealt 5 under each main stake.

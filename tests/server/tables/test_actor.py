@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from tablehub.server.games.base import Event
+from tablehub.server.games.base import Event, Status
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import Act, Join, TableActor
 from tablehub.server.tables.core import AddBot, Legal, handle
@@ -24,11 +24,11 @@ class Hook:
     """The ``on_commit`` hook: every commit it was handed; wakes ``wait_for``."""
 
     def __init__(self) -> None:
-        self.commits: list[tuple[TableRecord, LogEntry, list[Event], dict[str, Any]]] = []
+        self.commits: list[tuple[TableRecord, LogEntry, list[Event], Status]] = []
         self._changed = asyncio.Event()
 
     def __call__(
-        self, record: TableRecord, entry: LogEntry, events: list[Event], status: dict[str, Any]
+        self, record: TableRecord, entry: LogEntry, events: list[Event], status: Status
     ) -> None:
         self.commits.append((record, entry, events, status))
         self._changed.set()

@@ -38,7 +38,7 @@ def _game(game_id: str) -> Game:
 
 def waiting(game_id: str = "nmbr9", seats: int = 2, turn_ms: int | None = None) -> Table:
     game = _game(game_id)
-    options = game.resolve_options({})
+    options = game.validate_options({})
     record = TableRecord(
         table="t1",
         game=game_id,
@@ -164,7 +164,7 @@ def test_acts_the_table_or_the_game_refuses_change_nothing() -> None:
     playing = seated("brix")
     seat = playing.status["to_act"][0]
     action = game.legal_actions(playing.record.state, seat)[0]
-    finished = Table(dataclasses.replace(playing.record, status=TableStatus.FINISHED), {})
+    finished = Table(dataclasses.replace(playing.record, status=TableStatus.FINISHED), playing.status)
     cases = [
         (waiting("brix"), Act(0, action), "not_started"),
         (finished, Act(seat, action), "finished"),

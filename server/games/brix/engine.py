@@ -1,4 +1,4 @@
-"""Rules of the wall duel (docs/games/brix.md).
+"""The wall duel's engine: setup, status, legal moves and the move table (docs/games/brix.md).
 
 State (plain JSON data)::
 
@@ -15,18 +15,6 @@ a seat wins with four cells in a straight line all showing one of its values.
 Seat 0 always starts; in ``symbols`` seat 0 has X, in ``colors`` orange, and in
 ``symbols_vs_colors`` seat 0 plays the symbols (X or O) and seat 1 the colours.
 
-View (public, identical for every audience)::
-
-    {"mode", "targets", "phase": "place" | "move" | "finished", "to_act": seat | None,
-     "turn", "supply", "bricks_total", "move_limit", "moves",
-     "columns": [min_x, max_x] | None, "height": rows in use,
-     "bricks": [{"id", "x", "y", "dir", "orange", "face", "by",
-                 "cubes": [{"x", "y", "color", "mark"}, ...]}, ...],
-     "cells": {"x,y": {"color", "mark", "brick"}},
-     "locked": brick id that may not be taken now (move phase) | None,
-     "draw_offer": seat | None, "last": {"seat", "type", "brick", "from", "to"
-     [, "collapse": [[x, y], ...]]} | None, "lines": [...], "result": ... | None}
-
 **[house] geometry.** The first brick lies on the ground within columns 0..7 (the wall
 is the same wherever it starts); later bricks may go anywhere the rules allow, negative
 columns included (action coordinates are bounded to |x| <= 1000, 0 <= y <= 1000).  A
@@ -39,8 +27,8 @@ other faces are not).
 under another) is *accepted* if its destination is otherwise a legal placement on the
 wall without the brick: the wall collapses and the mover loses at once, whatever lines
 the move would have made.  Support is judged at the moment the brick is taken out, so
-refilling the gap with the same brick does not save the wall.  ``legal_actions`` lists
-such moves too (after the safe ones): they are legal, they lose.
+refilling the gap with the same brick does not save the wall.  ``legal`` lists such
+moves too (after the safe ones): they are legal, they lose.
 
 **[house] draws.** The seat to move may send ``offer_draw`` (it stays their turn); the
 offer stands until the other seat, on its turn, sends ``accept_draw`` (drawn game) or
@@ -50,22 +38,23 @@ that many turns of the move phase (both seats' moves counted together).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from tablehub.server.games.base import (
     Action,
-    BadOptions,
     Event,
     IllegalAction,
+    Move,
     Option,
+    Result,
     State,
-    View,
-    action_type,
+    Status,
+    check_fields,
+    clone,
     require_int,
     require_str,
 )
-from tablehub.server.games.brix.wall import DIRS, FACES, Cell, Pos, Wall, brick_cells, cube_faces
+from tablehub.server.games.brix.wall import DIRS, FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.rng import Rng
 
 MODES = ("symbols", "colors", "symbols_vs_colors")
@@ -76,17 +65,7 @@ TARGETS: dict[str, list[list[str]]] = {
 }
 X_LIMIT = 1000  # |x| bound on action coordinates (the width rule keeps walls far inside)
 Y_LIMIT = 1000
-ACTION_TYPES = ("place", "move", "resign", "offer_draw", "accept_draw")
-_PLACEMENT = frozenset({"type", "x", "y", "dir", "orange", "face"})
-FIELDS: dict[str, frozenset[str]] = {
-    "place": _PLACEMENT,
-    "move": _PLACEMENT | {"brick"},
-    "resign": frozenset({"type"}),
-    "offer_draw": frozenset({"type"}),
-    "accept_draw": frozenset({"type"}),
-}
-"""The fields each action type may carry; others are refused, so the legal list is
-exactly what ``apply`` accepts."""
+PLACEMENT = frozenset({"x", "y", "dir", "orange", "face"})
 
 OPTIONS: dict[str, Option] = {
     "bricks": Option(
@@ -109,30 +88,17 @@ OPTIONS: dict[str, Option] = {
 
 
 def setup(options: dict[str, Any], seats: int, seed: int) -> State:
-    """A fresh game.  The wall duel has no chance: the seed only salts the bot's
-    tie-breaks (``salt``, never shown), so bot games differ between tables."""
-    if seats != 2:
-        raise BadOptions("the wall duel is for exactly 2 players")
-    opts = {name: options.get(name, spec.default) for name, spec in OPTIONS.items()}
-    mode = opts["mode"]
-    if mode not in MODES:
-        raise BadOptions(f"option mode must be one of {', '.join(MODES)}")
-    for name in ("bricks", "move_limit"):
-        spec = OPTIONS[name]
-        value = opts[name]
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise BadOptions(f"option {name} must be an integer")
-        if spec.minimum is not None and value < spec.minimum:
-            raise BadOptions(f"option {name} must be at least {spec.minimum}")
-        if spec.maximum is not None and value > spec.maximum:
-            raise BadOptions(f"option {name} must be at most {spec.maximum}")
+    """A fresh game (options validated by the base).  The wall duel has no chance: the
+    seed only salts the bot's tie-breaks (``salt``, never shown), so bot games differ
+    between tables."""
+    mode = options["mode"]
     return {
         "mode": mode,
         "targets": [list(t) for t in TARGETS[mode]],
-        "bricks_total": opts["bricks"],
-        "move_limit": opts["move_limit"],
+        "bricks_total": options["bricks"],
+        "move_limit": options["move_limit"],
         "bricks": [],
-        "supply": opts["bricks"],
+        "supply": options["bricks"],
         "to_act": 0,
         "turn": 0,
         "moves": 0,
@@ -151,14 +117,14 @@ def phase(state: State) -> str:
     return "place" if state["supply"] > 0 else "move"
 
 
-def status(state: State) -> dict[str, Any]:
-    finished = state["result"] is not None
+def status(state: State) -> Status:
+    result: Result | None = state["result"]
     return {
         "phase": phase(state),
-        "to_act": [] if finished else [state["to_act"]],
+        "to_act": [] if result is not None else [state["to_act"]],
         "turn": state["turn"],
-        "finished": finished,
-        "result": copy.deepcopy(state["result"]),
+        "finished": result is not None,
+        "result": None if result is None else clone(result),
     }
 
 
@@ -186,17 +152,14 @@ def origin(brick: dict[str, Any]) -> Pos:
     return (brick["x"], brick["y"], brick["dir"])
 
 
-def legal_actions(state: State, seat: int) -> list[Action]:
-    """Exactly the placements or moves ``apply`` accepts from the seat to act
+def legal(state: State, seat: int) -> list[Action]:
+    """Exactly the placements or moves the move table accepts from the seat to act
     (docs/games/brix.md "Placing", "Move phase").
 
     Moves whose removal collapses the wall are legal (the mover loses at once) and are
-    listed after every safe move, so a bot or a hint may prefer the safe ones.  If no
-    placement or move exists at all, ``resign`` is listed.  Draw offers and ``resign``
-    are always available but otherwise not listed.
+    listed after every safe move, so a bot or a hint may prefer the safe ones.  Draw
+    offers are always available but not listed (nor is ``resign``, as in every game).
     """
-    if state["result"] is not None or seat != state["to_act"]:
-        return []
     wall = Wall.from_bricks(state["bricks"])
     variants = [(o, f) for o in (0, 1) for f in FACES]
     if state["supply"] > 0:
@@ -213,7 +176,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
         for pos in rest.positions():
             if pos != here:
                 into.extend(move_action(bid, pos, o, f) for o, f in variants)
-    return safe + losing or [{"type": "resign"}]
+    return safe + losing
 
 
 # -- apply --------------------------------------------------------------------------
@@ -232,53 +195,33 @@ def _read_placement(action: Action) -> tuple[int, int, str, int, str]:
     return x, y, d, orange, face
 
 
-def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Apply one action (docs/games/brix.md); IllegalAction and no change if refused."""
-    kind = action_type(action)
-    if kind not in ACTION_TYPES:
-        raise _refuse(
-            f"unknown action type {kind!r}; expected one of {', '.join(ACTION_TYPES)}",
-            "bad_action",
-        )
-    extra = sorted(set(action) - FIELDS[kind])
-    if extra:
-        takes = ", ".join(repr(f) for f in sorted(FIELDS[kind] - {"type"})) or "no other field"
-        raise _refuse(
-            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
-            "bad_action",
-        )
-    if state["result"] is not None:
-        raise _refuse("the game is over", "not_your_turn")
-    if seat not in (0, 1):
-        raise _refuse(f"seat {seat} does not play in this game", "not_your_turn")
-    if kind == "resign":
-        return _finish(state, 1 - seat, "resign"), [{"type": "resign", "seat": seat}]
-    if seat != state["to_act"]:
-        raise _refuse(f"it is seat {state['to_act']}'s turn", "not_your_turn")
-    if kind == "offer_draw":
-        return _offer_draw(state, seat)
-    if kind == "accept_draw":
-        if state["draw_offer"] != 1 - seat:
-            raise _refuse("there is no draw offer from your opponent to accept")
-        new = _finish(state, None, "draw_agreed")
-        return new, [{"type": "draw_agreed", "seat": seat}]
-    if kind == "place":
-        return _place(state, seat, action)
-    return _move(state, seat, action)
+def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    check_fields("resign", action, set())
+    return _finish(state, 1 - seat, "resign"), [{"type": "resign", "seat": seat}]
 
 
-def _offer_draw(state: State, seat: int) -> tuple[State, list[Event]]:
+def _accept_draw(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    check_fields("accept_draw", action, set())
+    if state["draw_offer"] != 1 - seat:
+        raise _refuse("there is no draw offer from your opponent to accept")
+    new = _finish(state, None, "draw_agreed")
+    return new, [{"type": "draw_agreed", "seat": seat}]
+
+
+def _offer_draw(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    check_fields("offer_draw", action, set())
     if state["draw_offer"] == seat:
         raise _refuse("you already offer a draw; now place or move")
     if state["draw_offer"] is not None:
         raise _refuse("your opponent already offers a draw: send accept_draw to take it")
-    new = dict(state)
+    new: State = clone(state, 1)
     new["draw_offer"] = seat
     return new, [{"type": "draw_offered", "seat": seat}]
 
 
 def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """docs/games/brix.md "Placing": take a brick from the supply and put it on the wall."""
+    check_fields("place", action, PLACEMENT)
     x, y, d, orange, face = _read_placement(action)
     if state["supply"] == 0:
         raise _refuse("the supply is empty: move a brick of the wall instead (type 'move')")
@@ -289,7 +232,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
     bid = len(state["bricks"])
     brick = {"id": bid, "x": x, "y": y, "dir": d, "orange": orange, "face": face, "by": seat}
     wall.put(bid, x, y, d, orange, face)
-    new = dict(state)
+    new: State = clone(state, 1)
     new["bricks"] = [*state["bricks"], brick]
     new["supply"] = state["supply"] - 1
     last = {"seat": seat, "type": "place", "brick": bid, "from": None, "to": _pos_json(brick)}
@@ -298,6 +241,7 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
 
 def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """docs/games/brix.md "Move phase": take one brick out and put it back elsewhere."""
+    check_fields("move", action, PLACEMENT | {"brick"})
     bid = require_int(action, "brick", 0)
     x, y, d, orange, face = _read_placement(action)
     if state["supply"] > 0:
@@ -324,7 +268,7 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         raise _refuse(error)
     brick = {"id": bid, "x": x, "y": y, "dir": d, "orange": orange, "face": face, "by": seat}
     rest.put(bid, x, y, d, orange, face)
-    new = dict(state)
+    new: State = clone(state, 1)
     new["bricks"] = [*bricks[:bid], brick, *bricks[bid + 1 :]]
     new["moves"] = state["moves"] + 1
     last = {
@@ -389,7 +333,7 @@ def _end_turn(
     return new, events
 
 
-def _result(winner: int | None, reason: str) -> dict[str, Any]:
+def _result(winner: int | None, reason: str) -> Result:
     if winner is None:
         return {"scores": [0, 0], "winners": [], "reason": reason}
     scores = [0, 0]
@@ -398,7 +342,7 @@ def _result(winner: int | None, reason: str) -> dict[str, Any]:
 
 
 def _finish(state: State, winner: int | None, reason: str) -> State:
-    new = dict(state)
+    new: State = clone(state, 1)
     new["result"] = _result(winner, reason)
     new["draw_offer"] = None
     return new
@@ -413,42 +357,11 @@ def _end(
     return new, events
 
 
-# -- view ---------------------------------------------------------------------------
-
-
-def view(state: State, seat: int | None) -> View:
-    """The public view (the same for every audience: the wall duel hides nothing but
-    the bot's ``salt``).  Nothing in it is shared with the state."""
-    cells: dict[str, Any] = {}
-    bricks = []
-    for b in state["bricks"]:
-        pair = brick_cells(b["x"], b["y"], b["dir"])
-        faces = cube_faces(b["orange"], b["face"])
-        cubes = []
-        for (cx, cy), (color, mark) in zip(pair, faces, strict=True):
-            cells[f"{cx},{cy}"] = {"color": color, "mark": mark, "brick": b["id"]}
-            cubes.append({"x": cx, "y": cy, "color": color, "mark": mark})
-        bricks.append({**b, "cubes": cubes})
-    xs = [b["x"] + (1 if b["dir"] == "h" else 0) for b in state["bricks"]]
-    xs += [b["x"] for b in state["bricks"]]
-    tops = [b["y"] + (1 if b["dir"] == "h" else 2) for b in state["bricks"]]
-    return {
-        "mode": state["mode"],
-        "targets": copy.deepcopy(state["targets"]),
-        "phase": phase(state),
-        "to_act": None if state["result"] is not None else state["to_act"],
-        "turn": state["turn"],
-        "supply": state["supply"],
-        "bricks_total": state["bricks_total"],
-        "move_limit": state["move_limit"],
-        "moves": state["moves"],
-        "columns": [min(xs), max(xs)] if xs else None,
-        "height": max(tops, default=0),
-        "bricks": bricks,
-        "cells": cells,
-        "locked": state["locked"] if phase(state) == "move" else None,
-        "draw_offer": state["draw_offer"],
-        "last": copy.deepcopy(state["last"]),
-        "lines": copy.deepcopy(state["lines"]),
-        "result": copy.deepcopy(state["result"]),
-    }
+MOVES: dict[str, Move] = {
+    "place": _place,
+    "move": _move,
+    "resign": _resign,
+    "offer_draw": _offer_draw,
+    "accept_draw": _accept_draw,
+}
+"""The move table (docs/games/brix.md); the base checks seat, turn and game over first."""
