@@ -33,7 +33,7 @@ class LiveTable:
 
     @property
     def game_id(self) -> str:
-        return self.feed.record.game
+        return self.feed.game.id
 
     def snapshot(self, seat: Audience) -> Frames:
         return self.feed.snapshot(seat)

@@ -34,7 +34,8 @@ class Hub:
         self.bus = store.bus
         self.clock_ms = clock_ms
         self.tasks = TaskRunner()
-        # The directory reaches the mirror and ownership (built from it) through hooks.
+        # Mirror and ownership are built on the directory; it reaches them through these
+        # hooks, which run only once tables load (after construction).
         self.directory = Directory(
             store,
             self.bus,
@@ -128,7 +129,7 @@ class Hub:
             old = await self.store.record_at(feed.record, version)
         return feed.catch_up(seat, version, old)
 
-    # -- upkeep (the janitor's, run every JANITOR_S; callable for tests) -----------------------
+    # -- upkeep (the janitor runs both every JANITOR_S; tests call them with their clock) ------
 
     async def tidy(self, now_ms: int) -> list[str]:
         return await self.janitor.tidy(now_ms)

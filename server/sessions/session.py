@@ -52,6 +52,7 @@ from tablehub.protocol.codec import (
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.sessions.hub_api import HubApi, TableView
+from tablehub.server.sessions.limits import TokenBucket, WindowCounter
 from tablehub.server.tables.actor import Act, AddBot, Command, Join, Legal
 from tablehub.server.tables.errors import TableError
 
@@ -97,36 +98,6 @@ class SeatHolders:
     def release(self, table: str, seat: int, session: Session) -> None:
         if self._holders.get((table, seat)) is session:
             del self._holders[(table, seat)]
-
-
-class TokenBucket:
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
-class WindowCounter:
-    """Events in the last 60 seconds."""
-
-    def __init__(self) -> None:
-        self.stamps: deque[float] = deque()
-
-    def hit(self) -> int:
-        now = time.monotonic()
-        self.stamps.append(now)
-        while self.stamps and self.stamps[0] < now - 60:
-            self.stamps.popleft()
-        return len(self.stamps)
 
 
 class Session:
