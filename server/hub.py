@@ -22,7 +22,8 @@ from tablehub.protocol.codec import index
 from tablehub.server import metrics
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Event
-from tablehub.server.store.base import RemoteCommit, Store
+from tablehub.server.store.base import Store
+from tablehub.server.store.bus import RemoteCommit
 from tablehub.server.tables.actor import (
     Act,
     Command,
@@ -103,7 +104,8 @@ class Hub:
         self._janitor: asyncio.Task[None] | None = None
         self._unused: set[str] = set()
         """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
-        store.lost_lease = self._lost_lease
+        self.bus = store.bus
+        self.bus.lost_lease = self._lost_lease
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -111,7 +113,7 @@ class Hub:
         await self.store.start()
         self._group_cm = asyncio.TaskGroup()
         self._group = await self._group_cm.__aenter__()
-        if self.store.multi_process:
+        if self.bus.multi_process:
             self._sweeper = self._group.create_task(self._sweep(), name="hub-sweeper")
         self._janitor = self._group.create_task(self._janitor_loop(), name="hub-janitor")
 
@@ -137,7 +139,7 @@ class Hub:
     async def create_table(
         self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
     ) -> str:
-        shedding = self.store.shedding
+        shedding = self.bus.shedding
         if shedding is not None:  # running late: take no new tables before leases suffer
             metrics.SHED.inc()
             raise TableError(
@@ -215,19 +217,19 @@ class Hub:
             del self._loading[table_id]
 
     async def _load(self, table_id: str) -> LiveTable:
-        store = self.store
-        if store.multi_process:
+        store, bus = self.store, self.bus
+        if bus.multi_process:
             # Watch before loading so no commit falls between the two.
-            await store.watch(table_id, lambda commit: self._on_remote_commit(table_id, commit))
-            await store.listen_presence(table_id, lambda: self._remote_presence(table_id))
+            await bus.watch(table_id, lambda commit: self._on_remote_commit(table_id, commit))
+            await bus.listen_presence(table_id, lambda: self._remote_presence(table_id))
         record = await store.load(table_id)
         if record is None:
-            if store.multi_process:
-                await store.unwatch(table_id)
+            if bus.multi_process:
+                await bus.unwatch(table_id)
             raise TableError("unknown_table", f"no table {table_id!r}")
         live = LiveTable(TableFeed(record, on_presence=self._local_presence))
         self.live[table_id] = live
-        if not store.multi_process:
+        if not bus.multi_process:
             self._own(live, record, 0)
         return live
 
@@ -255,26 +257,26 @@ class Hub:
     async def _try_own(self, live: LiveTable) -> bool:
         """Take the table over if nobody owns it (its owner died, or it was idle)."""
         table_id = live.feed.table
-        epoch = await self.store.acquire(table_id)
+        epoch = await self.bus.acquire(table_id)
         if epoch is None:
             return False
         if live.actor is not None:  # won by a concurrent caller meanwhile
             return True
         record = await self.store.load(table_id)
         if record is None:
-            await self.store.release(table_id, epoch)
+            await self.bus.release(table_id, epoch)
             return False
         live.feed.reload(record)
         self._own(live, record, epoch)
         assert live.actor is not None
         live.actor.remember_cids(await self.store.log_tail(table_id, 256))
-        await self.store.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
+        await self.bus.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
         return True
 
     async def submit(self, table_id: str, command: Command) -> Any:
         """Run a command on the table's actor, here or (forwarded) at its owner."""
         live = await self.table(table_id)
-        if live.actor is None and self.store.multi_process:
+        if live.actor is None and self.bus.multi_process:
             await self._try_own(live)
         if live.actor is not None:
             return await live.actor.submit(command)
@@ -286,12 +288,12 @@ class Hub:
         The command id makes a retry safe: an owner that did apply it answers with
         the version it produced instead of applying it again."""
         if isinstance(command, Act) and command.cid is None:
-            command.cid = f"{self.store.process_id}:{next(self._cids)}"
+            command.cid = f"{self.bus.process_id}:{next(self._cids)}"
         plain = command_to_plain(command)
         deadline = asyncio.get_running_loop().time() + FORWARD_BUDGET_S
         while True:
             try:
-                reply = await self.store.forward(live.feed.table, plain)
+                reply = await self.bus.forward(live.feed.table, plain)
             except TimeoutError:
                 if asyncio.get_running_loop().time() > deadline:
                     raise TableError(
@@ -361,9 +363,9 @@ class Hub:
 
     def _local_presence(self, feed: TableFeed) -> None:
         self._lobby_changed()
-        if self.store.multi_process:
-            presence = {**feed.local_presence(), "process": self.store.process_id}
-            self._spawn(lambda: self.store.set_presence(feed.table, presence))
+        if self.bus.multi_process:
+            presence = {**feed.local_presence(), "process": self.bus.process_id}
+            self._spawn(lambda: self.bus.set_presence(feed.table, presence))
 
     def _remote_presence(self, table_id: str) -> None:
         live = self.live.get(table_id)
@@ -371,8 +373,8 @@ class Hub:
             self._spawn(lambda: self._merge_presence(live))
 
     async def _merge_presence(self, live: LiveTable) -> None:
-        everyone = await self.store.presence(live.feed.table)
-        me = self.store.process_id
+        everyone = await self.bus.presence(live.feed.table)
+        me = self.bus.process_id
         live.feed.set_remote_presence([p for p in everyone if p.get("process") != me])
 
     def _lost_lease(self, table_id: str) -> None:
@@ -388,13 +390,13 @@ class Hub:
             await asyncio.sleep(SWEEP_S)
             ticks += 1
             try:
-                for table_id in await self.store.due_deadlines(self.clock_ms()):
+                for table_id in await self.bus.due_deadlines(self.clock_ms()):
                     live = await self.table(table_id)
                     if live.actor is None:
                         await self._try_own(live)
                 if ticks % 4 == 0:
                     watched = [t for t, live in self.live.items() if live.actor is None]
-                    latest = await self.store.latest_versions(watched)
+                    latest = await self.bus.latest_versions(watched)
                     for table_id, version in latest.items():
                         live = self.live[table_id]
                         if version > live.feed.record.version:
@@ -424,7 +426,7 @@ class Hub:
             if record.status is TableStatus.FINISHED or idle >= UNLOAD_IDLE_MS:
                 await self._unload(table_id, live)
                 unloaded.append(table_id)
-        if not self.store.multi_process:
+        if not self.bus.multi_process:
             for record in await self.store.tables():
                 idle = now_ms - record.updated_ms
                 finished = record.status is TableStatus.FINISHED
@@ -475,15 +477,15 @@ class Hub:
                 s["connected"] and not s["bot"] for s in live.feed.presence()["seats"]
             ):
                 continue
-            if self.store.multi_process and any(
-                p.get("seats") for p in await self.store.presence(record.table)
+            if self.bus.multi_process and any(
+                p.get("seats") for p in await self.bus.presence(record.table)
             ):
                 continue
             await self.store.delete(record.table)
             doomed.append(record.table)
-        if self.store.multi_process:
+        if self.bus.multi_process:
             here = [t for t in self.live if t not in doomed]
-            versions = await self.store.latest_versions(here)  # a deleted table has none
+            versions = await self.bus.latest_versions(here)  # a deleted table has none
             doomed += [t for t in here if t not in versions and t in self.live]
         for table_id in doomed:
             frames = Frames({"t": "table_closed", "table": table_id, "reason": CLOSE_REASON})
@@ -502,10 +504,10 @@ class Hub:
         del self.live[table_id]
         if live.task is not None:
             live.task.cancel()
-        if self.store.multi_process:
+        if self.bus.multi_process:
             if live.actor is not None:
-                await self.store.release(table_id, live.actor.epoch)
-            await self.store.unwatch(table_id)
+                await self.bus.release(table_id, live.actor.epoch)
+            await self.bus.unwatch(table_id)
 
     def _spawn(self, start: Callable[[], Awaitable[Any]]) -> None:
         """Run a side task in the hub's group; its failure is logged, never fatal (an

@@ -1,12 +1,14 @@
-"""Table persistence behind one small interface, chosen by URL (docs/design.md).
+"""Table persistence and the coordination bus, chosen by URL (docs/design.md).
 
-``memory://`` is the embedded default (one process); ``redis://`` keeps state, log and
-fan-out in Redis for several hub processes.  Backends are imported lazily.
+``memory://`` is the embedded default (one process, the single-process bus);
+``redis://`` keeps state and log in Redis and coordinates several hub processes over
+it (``store.bus``).  Backends are imported lazily.
 """
 
 from __future__ import annotations
 
 from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.bus import Bus, RemoteCommit
 
 
 def open_store(url: str) -> Store:
@@ -24,4 +26,4 @@ def open_store(url: str) -> Store:
     raise ValueError(f"unknown store URL {url!r} (use memory:// or redis://host:port/db)")
 
 
-__all__ = ["Store", "StoreError", "VersionConflict", "open_store"]
+__all__ = ["Bus", "RemoteCommit", "Store", "StoreError", "VersionConflict", "open_store"]

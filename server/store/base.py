@@ -1,54 +1,36 @@
-"""The store interface every backend implements (memory://, redis://).
+"""The persistence interface every backend implements (memory://, redis://).
 
-A *commit* is atomic: it checks that the table is at ``expected_version`` (and, for
-multi-process backends, that the caller's ownership epoch is current), then stores
-the new record and appends the log entry.  A refused commit raises
-:class:`VersionConflict` and changes nothing.
+A store keeps records, logs and the table listing.  A *commit* is atomic: it checks
+that the table is at ``expected_version`` (and, for multi-process backends, that the
+caller's ownership epoch is current), then stores the new record and appends the log
+entry.  A refused commit raises :class:`VersionConflict` and changes nothing.
+
+Coordination between processes is not the store's: each store carries the
+:class:`~tablehub.server.store.bus.Bus` of its backend as ``store.bus``.
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
+from tablehub.server.store.bus import Bus
+from tablehub.server.tables.journal import StoreError, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
 
-
-@dataclass(frozen=True)
-class RemoteCommit:
-    """A commit made by another process: the record without its state, and the entry."""
-
-    meta: dict[str, Any]
-    entry: LogEntry
-
-
-class StoreError(Exception):
-    pass
-
-
-class VersionConflict(StoreError):
-    """The table is not at the expected version (or the epoch is stale)."""
+__all__ = ["Store", "StoreError", "VersionConflict"]
 
 
 class Store(abc.ABC):
-    """Persistence, plus the coordination a multi-process backend needs.
-
-    The coordination methods have single-process defaults: this process owns every
-    table (epoch 0), nothing is forwarded and no commit arrives from elsewhere.
-    """
-
     url: str
-    multi_process = False
-    process_id = "local"
-    lost_lease: Callable[[str], None]
+    bus: Bus
 
     async def start(self) -> None:
-        """Connect (if needed)."""
+        """Connect (if needed) and start the bus."""
+        await self.bus.start()
 
     async def close(self) -> None:
-        """Release connections."""
+        """Close the bus, then release connections."""
+        await self.bus.close()
 
     @abc.abstractmethod
     async def create(self, record: TableRecord) -> None:
@@ -84,47 +66,3 @@ class Store(abc.ABC):
     @abc.abstractmethod
     async def delete(self, table: str) -> None:
         """Forget a table (expiry)."""
-
-    # -- coordination (single-process defaults) -------------------------------------------
-
-    @property
-    def shedding(self) -> str | None:
-        """Why this process should refuse new work now (it is running late), or None."""
-        return None
-
-    async def acquire(self, table: str) -> int | None:
-        """Take ownership of a table; its fencing epoch, or None if another owns it."""
-        return 0
-
-    async def release(self, table: str, epoch: int) -> None:
-        """Give ownership up (shutdown, table finished)."""
-
-    async def due_deadlines(self, now_ms: int) -> list[str]:
-        """Tables whose turn deadline has passed (multi-process only)."""
-        return []
-
-    async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
-        """Call ``on_commit`` for commits of ``table`` made by other processes."""
-
-    async def unwatch(self, table: str) -> None:
-        """Stop watching."""
-
-    async def latest_versions(self, tables: list[str]) -> dict[str, int]:
-        """Committed versions (to notice missed pub/sub messages)."""
-        return {}
-
-    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
-        raise StoreError("a single-process store never forwards")
-
-    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
-        """Accept commands forwarded by other processes for a table this process owns."""
-
-    async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
-        """Publish this process's presence for a table."""
-
-    async def presence(self, table: str) -> list[dict[str, Any]]:
-        """Presence published by every live process (multi-process only)."""
-        return []
-
-    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
-        """Call ``listener`` when another process's presence for ``table`` changes."""

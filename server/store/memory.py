@@ -1,15 +1,16 @@
-"""``memory://``: the embedded store for one process.
+"""``memory://``: the embedded store for one process (with the single-process bus).
 
 Records are kept as the objects themselves (states are never mutated in place, so
-no copy is needed); the log is a list per table.
+no copy is needed); the log is a list per table, and the record a table was created
+with is kept as the base of its history.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from tablehub.server.games import get_game
 from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.bus import Bus
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at
 
 HISTORY_VERSIONS = 256
@@ -20,13 +21,16 @@ class MemoryStore(Store):
     url = "memory://"
 
     def __init__(self) -> None:
+        self.bus = Bus()
         self._records: dict[str, TableRecord] = {}
+        self._created: dict[str, TableRecord] = {}
         self._logs: dict[str, list[LogEntry]] = {}
 
     async def create(self, record: TableRecord) -> None:
         if record.table in self._records:
             raise StoreError(f"table {record.table} exists")
         self._records[record.table] = dataclasses.replace(record)
+        self._created[record.table] = dataclasses.replace(record)
         self._logs[record.table] = []
 
     async def load(self, table: str) -> TableRecord | None:
@@ -47,14 +51,12 @@ class MemoryStore(Store):
         self._logs[record.table].append(entry)
 
     async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
-        """Replayed from the table's setup: cheap in process, bounded to recent versions."""
-        if current.version - version > HISTORY_VERSIONS:
+        """Replayed from the table as created: cheap in process, bounded to recent versions."""
+        created = self._created.get(current.table)
+        if created is None or current.version - version > HISTORY_VERSIONS:
             return None
-        game = get_game(current.game)
-        if game is None:
-            return None
-        setup = game.setup(current.options, len(current.seats), current.seed)
-        return record_at(current, version, setup, 0, self._logs.get(current.table, []))
+        log = self._logs.get(current.table, [])
+        return record_at(current, version, created.state, created.version, log)
 
     async def log(self, table: str) -> list[LogEntry]:
         return list(self._logs.get(table, []))
@@ -64,4 +66,5 @@ class MemoryStore(Store):
 
     async def delete(self, table: str) -> None:
         self._records.pop(table, None)
+        self._created.pop(table, None)
         self._logs.pop(table, None)

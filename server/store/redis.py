@@ -25,44 +25,30 @@ commit -- all or nothing.  The current state is the snapshot plus the log after 
 Commits from many tables are sent together: all commits requested during one loop
 iteration go out in one pipeline (group commit).
 
-Ownership: ``acquire`` takes a free lease and increments the epoch; the owner renews
-its leases from a thread of its own (``leases.py``: a busy event loop cannot starve
-renewal); a commit with a stale epoch is refused, so a paused or partitioned old
-owner can never write over its successor.  When the owner dies its leases expire and
-the next process that needs the table (a command, or the deadline sweeper) takes it.
+Ownership, forwarding, fan-out and presence are the bus's (``redis_bus.py``); this
+module keeps records, logs and the listing, and creates the bus beside itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
-import logging
 import os
 import secrets
 import time
-from collections.abc import Callable
 from typing import Any
 
-import msgpack
 import redis.asyncio as aioredis
 
 from tablehub.server import metrics
-from tablehub.server.store.base import RemoteCommit, Store, StoreError, VersionConflict
-from tablehub.server.store.leases import LeaseKeeper
+from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.redis_bus import RedisBus
+from tablehub.server.store.redis_keys import key, pack, unpack
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
-
-log = logging.getLogger("tablehub.redis")
 
 SNAPSHOT_EVERY = 32
 KEPT_SNAPSHOTS = 4
 """Recent snapshots kept per table: a client that reconnects anywhere within the last
 ~SNAPSHOT_EVERY * (KEPT_SNAPSHOTS - 1) versions gets one catch-up patch, not a snapshot."""
-LEASE_MS = int(os.environ.get("TABLEHUB_LEASE_MS", "3000"))
-FORWARD_TIMEOUT_S = max(0.2, min(1.0, LEASE_MS / 2000))
-"""Per attempt; the hub retries (same command id) and takes over a dead owner's table,
-so failover after a crash takes about max(lease, this)."""
-
 _COMMIT = f"""
 local ver = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if ver ~= tonumber(ARGV[1]) then return 'version:' .. ver end
@@ -80,35 +66,8 @@ redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
 
-_ACQUIRE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
-local epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
-return epoch
-"""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
-def _k(table: str, name: str) -> str:
-    return f"th:{{{table}}}:{name}"
-
-
-def _pack(value: Any) -> bytes:
-    out: bytes = msgpack.packb(value, use_bin_type=True)
-    return out
-
-
-def _unpack(blob: bytes) -> Any:
-    return msgpack.unpackb(blob, raw=False, strict_map_key=False)
-
-
 _MAP3 = b"\x83"  # msgpack: a map of 3 entries
-_META, _ENTRY, _PROCESS = (_pack(key) for key in ("meta", "entry", "process"))
+_META, _ENTRY, _PROCESS = (pack(name) for name in ("meta", "entry", "process"))
 
 
 def _commit_message(meta: bytes, entry: bytes, process: bytes) -> bytes:
@@ -118,92 +77,60 @@ def _commit_message(meta: bytes, entry: bytes, process: bytes) -> bytes:
 
 
 class RedisStore(Store):
-    multi_process = True
-
     def __init__(self, url: str) -> None:
         self.url = url
-        self.process_id = f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
-        self._packed_process_id = _pack(self.process_id)
+        process_id = f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._packed_process_id = pack(process_id)
         # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
         # A blocking pool: under load a command waits for a free connection instead of
         # failing with MaxConnectionsError (seen at 1,000 players / 400 acts/s).
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
         self.redis: Any = aioredis.Redis(connection_pool=pool)
+        self.bus: RedisBus = RedisBus(url, self.redis, process_id)
         self._commit_script = self.redis.register_script(_COMMIT)
-        self._acquire_script = self.redis.register_script(_ACQUIRE)
-        self._release_script = self.redis.register_script(_RELEASE)
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
         self._flush_scheduled = False
-        self._leases = LeaseKeeper(
-            url, self.process_id, LEASE_MS, lambda t: _k(t, "lease"), self._lease_lost
-        )
-        self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
-        self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}
-        self._inbox_ids: dict[str, str] = {}
-        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._reply_ids = itertools.count(1)
-        self._presence_listeners: dict[str, Callable[[], None]] = {}
-        self._pubsub: Any = None
-        self._tasks: list[asyncio.Task[None]] = []
-        self.lost_lease: Callable[[str], None] = lambda table: None
 
     # -- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
         await self.redis.ping()
-        self._leases.start(asyncio.get_running_loop())
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.subscribe(f"th:reply:{self.process_id}")
-        self._tasks = [
-            asyncio.create_task(self._listen(), name="redis-pubsub"),
-            asyncio.create_task(self._read_inboxes(), name="redis-inbox"),
-        ]
+        await self.bus.start()
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._leases.stop()
-        for table, epoch in self._leases.held().items():
-            with contextlib.suppress(Exception):
-                await self.release(table, epoch)
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+        await self.bus.close()
         await self.redis.aclose(close_connection_pool=True)
 
     # -- persistence --------------------------------------------------------------------
 
     async def create(self, record: TableRecord) -> None:
         t = record.table
-        created = await self.redis.set(_k(t, "ver"), record.version, nx=True)
+        created = await self.redis.set(key(t, "ver"), record.version, nx=True)
         if not created:
             raise StoreError(f"table {t} exists")
-        snapshot = _pack({"version": record.version, "state": record.state})
+        snapshot = pack({"version": record.version, "state": record.state})
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(_k(t, "meta"), _pack(record.meta()))
-            pipe.set(_k(t, "snap"), snapshot)
-            pipe.lpush(_k(t, "snaps"), snapshot)
-            pipe.set(_k(t, "epoch"), 0)
+            pipe.set(key(t, "meta"), pack(record.meta()))
+            pipe.set(key(t, "snap"), snapshot)
+            pipe.lpush(key(t, "snaps"), snapshot)
+            pipe.set(key(t, "epoch"), 0)
             pipe.zadd("th:tables", {t: record.updated_ms})
             await pipe.execute()
 
     async def load(self, table: str) -> TableRecord | None:
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.get(_k(table, "meta"))
-            pipe.get(_k(table, "snap"))
-            pipe.get(_k(table, "ver"))
+            pipe.get(key(table, "meta"))
+            pipe.get(key(table, "snap"))
+            pipe.get(key(table, "ver"))
             meta_blob, snap_blob, ver = await pipe.execute()
         if meta_blob is None or snap_blob is None:
             return None
-        meta, snap = _unpack(meta_blob), _unpack(snap_blob)
+        meta, snap = unpack(meta_blob), unpack(snap_blob)
         version = int(ver)
         entries = []
         if snap["version"] < version:
-            blobs = await self.redis.lrange(_k(table, "log"), snap["version"], version - 1)
-            entries = [_unpack(b) for b in blobs]
+            blobs = await self.redis.lrange(key(table, "log"), snap["version"], version - 1)
+            entries = [unpack(b) for b in blobs]
         record = TableRecord.from_plain({**meta, "state": snap["state"]})
         if record.version != version:  # meta of a later commit than the snapshot
             raise StoreError(f"table {table}: meta at {record.version}, version {version}")
@@ -214,11 +141,11 @@ class RedisStore(Store):
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
     ) -> None:
         t = record.table
-        meta, packed_entry = _pack(record.meta()), _pack(entry)
+        meta, packed_entry = pack(record.meta()), pack(entry)
         snapshot = b""
         if record.version % SNAPSHOT_EVERY == 0 or str(record.status) == "finished":
-            snapshot = _pack({"version": record.version, "state": record.state})
-        keys = [_k(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch", "snaps")]
+            snapshot = pack({"version": record.version, "state": record.state})
+        keys = [key(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch", "snaps")]
         args = [
             expected_version,
             epoch,
@@ -275,216 +202,35 @@ class RedisStore(Store):
                 future.set_result(result.decode() if isinstance(result, bytes) else str(result))
 
     async def log(self, table: str) -> list[LogEntry]:
-        return [_unpack(b) for b in await self.redis.lrange(_k(table, "log"), 0, -1)]
+        return [unpack(b) for b in await self.redis.lrange(key(table, "log"), 0, -1)]
 
     async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
-        snaps = [_unpack(b) for b in await self.redis.lrange(_k(current.table, "snaps"), 0, -1)]
+        snaps = [unpack(b) for b in await self.redis.lrange(key(current.table, "snaps"), 0, -1)]
         base = next((s for s in snaps if s["version"] <= version), None)
         if base is None:
             return None
         first = max(0, base["version"] - 1)  # the entry at the base version too: its status
-        blobs = await self.redis.lrange(_k(current.table, "log"), first, current.version - 1)
-        log = [_unpack(b) for b in blobs]
+        blobs = await self.redis.lrange(key(current.table, "log"), first, current.version - 1)
+        log = [unpack(b) for b in blobs]
         return record_at(current, version, base["state"], base["version"], log)
 
     async def log_tail(self, table: str, count: int) -> list[LogEntry]:
-        return [_unpack(b) for b in await self.redis.lrange(_k(table, "log"), -count, -1)]
+        return [unpack(b) for b in await self.redis.lrange(key(table, "log"), -count, -1)]
 
     async def tables(self) -> list[TableRecord]:
         ids = [i.decode() for i in await self.redis.zrevrange("th:tables", 0, 499)]
         if not ids:
             return []
-        metas = await self.redis.mget([_k(t, "meta") for t in ids])
+        metas = await self.redis.mget([key(t, "meta") for t in ids])
         out = []
         for blob in metas:
             if blob is not None:
-                meta = _unpack(blob)
+                meta = unpack(blob)
                 out.append(TableRecord.from_plain({**meta, "state": {}}))
         return out
 
     async def delete(self, table: str) -> None:
         names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres")
-        await self.redis.delete(*[_k(table, n) for n in names])
+        await self.redis.delete(*[key(table, n) for n in names])
         await self.redis.zrem("th:tables", table)
         await self.redis.zrem("th:deadlines", table)
-
-    # -- ownership ----------------------------------------------------------------------
-
-    async def acquire(self, table: str) -> int | None:
-        """Take the table's lease if nobody holds it; the new epoch, or None."""
-        epoch = int(
-            await self._acquire_script(
-                keys=[_k(table, "lease"), _k(table, "epoch"), _k(table, "ver")],
-                args=[self.process_id, LEASE_MS],
-            )
-        )
-        if epoch < 0:
-            return None
-        self._leases.hold(table, epoch)
-        return epoch
-
-    async def release(self, table: str, epoch: int) -> None:
-        self._leases.drop(table)
-        self._inbox_handlers.pop(table, None)
-        self._inbox_ids.pop(table, None)
-        await self._release_script(keys=[_k(table, "lease")], args=[f"{self.process_id}:{epoch}"])
-
-    def _lease_lost(self, table: str, epoch: int) -> None:
-        """Called on the loop by the lease thread: the table's lease is gone."""
-        self._inbox_handlers.pop(table, None)
-        self.lost_lease(table)
-
-    @property
-    def shedding(self) -> str | None:
-        return self._leases.shedding
-
-    async def due_deadlines(self, now_ms: int) -> list[str]:
-        ids = await self.redis.zrangebyscore("th:deadlines", "-inf", now_ms, start=0, num=50)
-        return [i.decode() for i in ids]
-
-    # -- fan-out across processes ---------------------------------------------------------
-
-    async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
-        self._watchers[table] = on_commit
-        assert self._pubsub is not None
-        await self._pubsub.subscribe(_k(table, "ch"))
-
-    async def unwatch(self, table: str) -> None:
-        self._watchers.pop(table, None)
-        self._presence_listeners.pop(table, None)
-        if self._pubsub is not None:
-            await self._pubsub.unsubscribe(_k(table, "ch"), _k(table, "pres"))
-
-    async def latest_versions(self, tables: list[str]) -> dict[str, int]:
-        if not tables:
-            return {}
-        values = await self.redis.mget([_k(t, "ver") for t in tables])
-        return {t: int(v) for t, v in zip(tables, values, strict=True) if v is not None}
-
-    async def _listen(self) -> None:
-        assert self._pubsub is not None
-        while True:
-            try:
-                if not self._pubsub.subscribed:
-                    await asyncio.sleep(0.05)
-                    continue
-                message = await self._pubsub.get_message(timeout=1.0)
-            except Exception as err:
-                log.warning("pub/sub failed, retrying: %s", err)
-                await asyncio.sleep(0.2)
-                continue
-            if message is None:
-                continue
-            channel = message["channel"].decode()
-            try:
-                self._on_message(channel, message["data"])
-            except Exception:
-                log.exception("bad pub/sub message on %s", channel)
-
-    def _on_message(self, channel: str, data: bytes) -> None:
-        if channel.startswith("th:reply:"):
-            reply = _unpack(data)
-            future = self._replies.pop(reply["rid"], None)
-            if future is not None and not future.done():
-                future.set_result(reply)
-            return
-        table = channel[channel.index("{") + 1 : channel.index("}")]
-        if channel.endswith(":pres"):
-            listener = self._presence_listeners.get(table)
-            if listener is not None:
-                listener()
-            return
-        watcher = self._watchers.get(table)
-        if watcher is not None:
-            payload = _unpack(data)
-            if payload["process"] != self.process_id:  # our own commits are fanned out already
-                watcher(RemoteCommit(payload["meta"], payload["entry"]))
-
-    # -- forwarding commands to the owner -------------------------------------------------
-
-    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
-        """Send a command to the table's owner; its reply ({"ok": …} or {"error": …})."""
-        rid = next(self._reply_ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._replies[rid] = future
-        try:
-            await self.redis.xadd(
-                _k(table, "in"),
-                {"cmd": _pack(command), "reply": self.process_id, "rid": rid},
-                maxlen=1000,
-                approximate=True,
-            )
-            return await asyncio.wait_for(future, FORWARD_TIMEOUT_S)
-        finally:
-            self._replies.pop(rid, None)
-
-    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
-        """Handle commands forwarded to ``table`` (from now on) with ``handler``."""
-        last = await self.redis.xrevrange(_k(table, "in"), count=1)
-        self._inbox_ids[table] = last[0][0].decode() if last else "0-0"
-        self._inbox_handlers[table] = handler
-
-    async def _read_inboxes(self) -> None:
-        reader: Any = aioredis.Redis.from_url(self.url)
-        try:
-            while True:
-                streams = {_k(t, "in"): self._inbox_ids[t] for t in self._inbox_handlers}
-                if not streams:
-                    await asyncio.sleep(0.05)
-                    continue
-                try:
-                    batches = await reader.xread(streams, block=100, count=100)
-                except Exception as err:
-                    log.warning("inbox read failed: %s", err)
-                    await asyncio.sleep(0.2)
-                    continue
-                for stream, items in batches:
-                    name = stream.decode()
-                    table = name[name.index("{") + 1 : name.index("}")]
-                    for item_id, fields in items:
-                        self._inbox_ids[table] = item_id.decode()
-                        handler = self._inbox_handlers.get(table)
-                        if handler is not None:
-                            asyncio.get_running_loop().create_task(
-                                self._serve_one(table, handler, fields)
-                            )
-        finally:
-            await reader.aclose()
-
-    async def _serve_one(
-        self, table: str, handler: Callable[[dict[str, Any]], Any], fields: dict[bytes, bytes]
-    ) -> None:
-        try:
-            reply = {"rid": int(fields[b"rid"])}
-            reply.update(await handler(_unpack(fields[b"cmd"])))
-            await self.redis.publish(f"th:reply:{fields[b'reply'].decode()}", _pack(reply))
-        except Exception:  # the sender retries (same command id) or times out
-            log.exception("forwarded command for table %s failed", table)
-
-    # -- presence across processes --------------------------------------------------------
-
-    async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(_k(table, "pres"), self.process_id, _pack(presence))
-            pipe.pexpire(_k(table, "pres"), 24 * 3600 * 1000)
-            pipe.publish(_k(table, "pres"), b"")
-            pipe.set(f"th:proc:{self.process_id}", 1, px=LEASE_MS * 2)
-            await pipe.execute()
-
-    async def presence(self, table: str) -> list[dict[str, Any]]:
-        """Presence of every live process (those whose heartbeat key exists)."""
-        entries = await self.redis.hgetall(_k(table, "pres"))
-        if not entries:
-            return []
-        procs = [p.decode() for p in entries]
-        alive = await self.redis.mget([f"th:proc:{p}" for p in procs])
-        return [
-            _unpack(entries[p.encode()])
-            for p, ok in zip(procs, alive, strict=True)
-            if ok is not None or p == self.process_id
-        ]
-
-    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
-        self._presence_listeners[table] = listener
-        assert self._pubsub is not None
-        await self._pubsub.subscribe(_k(table, "pres"))

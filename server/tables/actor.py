@@ -28,8 +28,8 @@ from typing import Any
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State
-from tablehub.server.store.base import Store, VersionConflict
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.journal import Journal, VersionConflict
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.table")
@@ -118,7 +118,7 @@ class TableActor:
     def __init__(
         self,
         record: TableRecord,
-        store: Store,
+        store: Journal,
         on_commit: CommitHook,
         clock_ms: Callable[[], int],
         epoch: int = 0,

@@ -147,7 +147,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
                 await writer
 
     async def healthz(request: Request) -> Response:
-        shedding = hub.store.shedding
+        shedding = hub.bus.shedding
         return JSONResponse(
             {
                 "ok": True,

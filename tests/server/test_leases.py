@@ -9,7 +9,7 @@ import time
 import redis.asyncio as aioredis
 import websockets
 
-from tablehub.server.store import redis as redis_store
+from tablehub.server.store import redis_bus as redis_store
 from tablehub.server.store.leases import LeaseKeeper
 from tests.conftest import start_hub, stop_hub
 

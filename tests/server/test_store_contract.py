@@ -114,11 +114,11 @@ async def test_a_stale_epoch_is_refused(redis_url: str) -> None:
     try:
         record = new_record(unique("epoch"))
         await first.create(record)
-        old_epoch = await first.acquire(record.table)
+        old_epoch = await first.bus.acquire(record.table)
         assert old_epoch is not None
-        assert await second.acquire(record.table) is None, "the lease is held"
-        await first.release(record.table, old_epoch)
-        new_epoch = await second.acquire(record.table)
+        assert await second.bus.acquire(record.table) is None, "the lease is held"
+        await first.bus.release(record.table, old_epoch)
+        new_epoch = await second.bus.acquire(record.table)
         assert new_epoch is not None and new_epoch > old_epoch
         game = get_game("nmbr9")
         assert game is not None
@@ -144,7 +144,7 @@ async def test_racing_processes_never_commit_the_same_version_twice(redis_url: s
     try:
         record = new_record(unique("race"))
         await stores[0].create(record)
-        epoch = await stores[0].acquire(record.table)
+        epoch = await stores[0].bus.acquire(record.table)
         assert epoch is not None
         game = get_game("nmbr9")
         assert game is not None

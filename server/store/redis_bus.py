@@ -1,0 +1,280 @@
+"""The coordination bus over Redis: ownership, forwarding, fan-out, presence, deadlines.
+
+Keys and channels (the whole layout is in ``redis.py``): ``th:{T}:lease`` and
+``th:{T}:epoch`` (ownership with a fencing epoch), ``th:{T}:in`` (a stream of commands
+forwarded to the owner), ``th:{T}:ch`` (every commit, published by the store's commit
+script), ``th:{T}:pres`` (presence per process), ``th:deadlines`` and the per-process
+``th:reply:<process>`` channels for forwarded replies.
+
+Ownership: ``acquire`` takes a free lease and increments the epoch; the owner renews
+its leases from a thread of its own (``leases.py``: a busy event loop cannot starve
+renewal); a commit with a stale epoch is refused by the store, so a paused or
+partitioned old owner can never write over its successor.  When the owner dies its
+leases expire and the next process that needs the table (a command, or the deadline
+sweeper) takes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+from collections.abc import Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from tablehub.server.store.bus import Bus, RemoteCommit
+from tablehub.server.store.leases import LeaseKeeper
+from tablehub.server.store.redis_keys import key, pack, table_of, unpack
+
+log = logging.getLogger("tablehub.redis")
+
+LEASE_MS = int(os.environ.get("TABLEHUB_LEASE_MS", "3000"))
+FORWARD_TIMEOUT_S = max(0.2, min(1.0, LEASE_MS / 2000))
+"""Per attempt; the hub retries (same command id) and takes over a dead owner's table,
+so failover after a crash takes about max(lease, this)."""
+
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
+return epoch
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisBus(Bus):
+    multi_process = True
+
+    def __init__(self, url: str, client: Any, process_id: str) -> None:
+        """``client``: the store's ``redis.asyncio.Redis`` (shared; the store closes it)."""
+        super().__init__()
+        self.url = url
+        self.redis = client
+        self.process_id = process_id
+        self._acquire_script = self.redis.register_script(_ACQUIRE)
+        self._release_script = self.redis.register_script(_RELEASE)
+        self._leases = LeaseKeeper(
+            url, self.process_id, LEASE_MS, lambda t: key(t, "lease"), self._lease_lost
+        )
+        self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
+        self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}
+        self._inbox_ids: dict[str, str] = {}
+        self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._reply_ids = itertools.count(1)
+        self._presence_listeners: dict[str, Callable[[], None]] = {}
+        self._pubsub: Any = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._leases.start(asyncio.get_running_loop())
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.subscribe(f"th:reply:{self.process_id}")
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="redis-pubsub"),
+            asyncio.create_task(self._read_inboxes(), name="redis-inbox"),
+        ]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._leases.stop()
+        for table, epoch in self._leases.held().items():
+            with contextlib.suppress(Exception):
+                await self.release(table, epoch)
+        if self._pubsub is not None:
+            with contextlib.suppress(Exception):
+                await self._pubsub.aclose()
+
+    # -- ownership ----------------------------------------------------------------------
+
+    async def acquire(self, table: str) -> int | None:
+        """Take the table's lease if nobody holds it; the new epoch, or None."""
+        epoch = int(
+            await self._acquire_script(
+                keys=[key(table, "lease"), key(table, "epoch"), key(table, "ver")],
+                args=[self.process_id, LEASE_MS],
+            )
+        )
+        if epoch < 0:
+            return None
+        self._leases.hold(table, epoch)
+        return epoch
+
+    async def release(self, table: str, epoch: int) -> None:
+        self._leases.drop(table)
+        self._inbox_handlers.pop(table, None)
+        self._inbox_ids.pop(table, None)
+        await self._release_script(keys=[key(table, "lease")], args=[f"{self.process_id}:{epoch}"])
+
+    def _lease_lost(self, table: str, epoch: int) -> None:
+        """Called on the loop by the lease thread: the table's lease is gone."""
+        self._inbox_handlers.pop(table, None)
+        self.lost_lease(table)
+
+    @property
+    def shedding(self) -> str | None:
+        return self._leases.shedding
+
+    async def due_deadlines(self, now_ms: int) -> list[str]:
+        ids = await self.redis.zrangebyscore("th:deadlines", "-inf", now_ms, start=0, num=50)
+        return [i.decode() for i in ids]
+
+    # -- fan-out across processes ---------------------------------------------------------
+
+    async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
+        self._watchers[table] = on_commit
+        assert self._pubsub is not None
+        await self._pubsub.subscribe(key(table, "ch"))
+
+    async def unwatch(self, table: str) -> None:
+        self._watchers.pop(table, None)
+        self._presence_listeners.pop(table, None)
+        if self._pubsub is not None:
+            await self._pubsub.unsubscribe(key(table, "ch"), key(table, "pres"))
+
+    async def latest_versions(self, tables: list[str]) -> dict[str, int]:
+        if not tables:
+            return {}
+        values = await self.redis.mget([key(t, "ver") for t in tables])
+        return {t: int(v) for t, v in zip(tables, values, strict=True) if v is not None}
+
+    async def _listen(self) -> None:
+        assert self._pubsub is not None
+        while True:
+            try:
+                if not self._pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                message = await self._pubsub.get_message(timeout=1.0)
+            except Exception as err:
+                log.warning("pub/sub failed, retrying: %s", err)
+                await asyncio.sleep(0.2)
+                continue
+            if message is None:
+                continue
+            channel = message["channel"].decode()
+            try:
+                self._on_message(channel, message["data"])
+            except Exception:
+                log.exception("bad pub/sub message on %s", channel)
+
+    def _on_message(self, channel: str, data: bytes) -> None:
+        if channel.startswith("th:reply:"):
+            reply = unpack(data)
+            future = self._replies.pop(reply["rid"], None)
+            if future is not None and not future.done():
+                future.set_result(reply)
+            return
+        table = table_of(channel)
+        if channel.endswith(":pres"):
+            listener = self._presence_listeners.get(table)
+            if listener is not None:
+                listener()
+            return
+        watcher = self._watchers.get(table)
+        if watcher is not None:
+            payload = unpack(data)
+            if payload["process"] != self.process_id:  # our own commits are fanned out already
+                watcher(RemoteCommit(payload["meta"], payload["entry"]))
+
+    # -- forwarding commands to the owner -------------------------------------------------
+
+    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
+        """Send a command to the table's owner; its reply ({"ok": …} or {"error": …})."""
+        rid = next(self._reply_ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[rid] = future
+        try:
+            await self.redis.xadd(
+                key(table, "in"),
+                {"cmd": pack(command), "reply": self.process_id, "rid": rid},
+                maxlen=1000,
+                approximate=True,
+            )
+            return await asyncio.wait_for(future, FORWARD_TIMEOUT_S)
+        finally:
+            self._replies.pop(rid, None)
+
+    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
+        """Handle commands forwarded to ``table`` (from now on) with ``handler``."""
+        last = await self.redis.xrevrange(key(table, "in"), count=1)
+        self._inbox_ids[table] = last[0][0].decode() if last else "0-0"
+        self._inbox_handlers[table] = handler
+
+    async def _read_inboxes(self) -> None:
+        reader: Any = aioredis.Redis.from_url(self.url)
+        try:
+            while True:
+                streams = {key(t, "in"): self._inbox_ids[t] for t in self._inbox_handlers}
+                if not streams:
+                    await asyncio.sleep(0.05)
+                    continue
+                try:
+                    batches = await reader.xread(streams, block=100, count=100)
+                except Exception as err:
+                    log.warning("inbox read failed: %s", err)
+                    await asyncio.sleep(0.2)
+                    continue
+                for stream, items in batches:
+                    table = table_of(stream.decode())
+                    for item_id, fields in items:
+                        self._inbox_ids[table] = item_id.decode()
+                        handler = self._inbox_handlers.get(table)
+                        if handler is not None:
+                            asyncio.get_running_loop().create_task(
+                                self._serve_one(table, handler, fields)
+                            )
+        finally:
+            await reader.aclose()
+
+    async def _serve_one(
+        self, table: str, handler: Callable[[dict[str, Any]], Any], fields: dict[bytes, bytes]
+    ) -> None:
+        try:
+            reply = {"rid": int(fields[b"rid"])}
+            reply.update(await handler(unpack(fields[b"cmd"])))
+            await self.redis.publish(f"th:reply:{fields[b'reply'].decode()}", pack(reply))
+        except Exception:  # the sender retries (same command id) or times out
+            log.exception("forwarded command for table %s failed", table)
+
+    # -- presence across processes --------------------------------------------------------
+
+    async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key(table, "pres"), self.process_id, pack(presence))
+            pipe.pexpire(key(table, "pres"), 24 * 3600 * 1000)
+            pipe.publish(key(table, "pres"), b"")
+            pipe.set(f"th:proc:{self.process_id}", 1, px=LEASE_MS * 2)
+            await pipe.execute()
+
+    async def presence(self, table: str) -> list[dict[str, Any]]:
+        """Presence of every live process (those whose heartbeat key exists)."""
+        entries = await self.redis.hgetall(key(table, "pres"))
+        if not entries:
+            return []
+        procs = [p.decode() for p in entries]
+        alive = await self.redis.mget([f"th:proc:{p}" for p in procs])
+        return [
+            unpack(entries[p.encode()])
+            for p, ok in zip(procs, alive, strict=True)
+            if ok is not None or p == self.process_id
+        ]
+
+    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
+        self._presence_listeners[table] = listener
+        assert self._pubsub is not None
+        await self._pubsub.subscribe(key(table, "pres"))

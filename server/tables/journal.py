@@ -1,0 +1,29 @@
+"""What a table needs of persistence: one atomic, fenced commit.
+
+Every store implements it (``tablehub.server.store``); the table layer depends on this
+port only, so ``store`` imports ``tables`` and never the other way round.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tablehub.server.tables.record import LogEntry, TableRecord
+
+
+class StoreError(Exception):
+    """Persistence failed or refused a request."""
+
+
+class VersionConflict(StoreError):
+    """The table is not at the expected version (or the epoch is stale)."""
+
+
+class Journal(Protocol):
+    async def commit(
+        self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
+    ) -> None:
+        """Atomically store ``record`` (at ``expected_version + 1``) and append ``entry``;
+        :class:`VersionConflict` (and nothing changed) when the table is not at
+        ``expected_version`` or ``epoch`` is no longer the table's ownership epoch."""
+        ...
