@@ -91,6 +91,7 @@ def _commit_message(meta: bytes, entry: bytes, process: bytes) -> bytes:
 
 SOCKET_TIMEOUT_S = 2.0
 """A Redis reply slower than this counts as Redis being unavailable (never a hang)."""
+PROBE_TIMEOUT_S = 1.0
 
 
 class RedisStore(Store):
@@ -133,6 +134,13 @@ class RedisStore(Store):
     async def close(self) -> None:
         await self.bus.close()
         await self.redis.aclose(close_connection_pool=True)
+
+    async def reachable(self) -> bool:
+        try:
+            await asyncio.wait_for(self.redis.ping(), PROBE_TIMEOUT_S)
+        except Exception:
+            return False
+        return True
 
     # -- persistence --------------------------------------------------------------------
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State
-from tablehub.server.tables.errors import TableError
-from tablehub.server.tables.journal import Journal, VersionConflict
+from tablehub.server.tables.errors import TableError, unavailable
+from tablehub.server.tables.journal import Journal, StoreUnavailable, VersionConflict
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.table")
@@ -338,6 +338,10 @@ class TableActor:
             raise TableError(
                 "overloaded", "the table moved to another server; try again", RETRY_MOVING_MS
             ) from None
+        except StoreUnavailable:
+            # Stored or not, nobody knows until the table is read back: stop here too.
+            self.lost = True
+            raise unavailable() from None
         self.record = record
         self.on_commit(record, entry, events)
         self._after_commit()
