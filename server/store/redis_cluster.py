@@ -266,12 +266,15 @@ class RedisClusterBus(RedisBus):
 
     async def release(self, table: str, epoch: int) -> None:
         await super().release(table, epoch)
-        with contextlib.suppress(Exception):
-            await self._pubsub.sunsubscribe(key(table, "in"))
+        await self._stop_inbox(table)
 
     def _lease_lost(self, table: str, epoch: int) -> None:
         super()._lease_lost(table, epoch)
-        asyncio.get_running_loop().create_task(self._pubsub.sunsubscribe(key(table, "in")))
+        asyncio.get_running_loop().create_task(self._stop_inbox(table))
+
+    async def _stop_inbox(self, table: str) -> None:
+        with contextlib.suppress(Exception):  # its node may be the one that failed
+            await self._pubsub.sunsubscribe(key(table, "in"))
 
     # -- fan-out ------------------------------------------------------------------------
 

@@ -182,6 +182,9 @@ class TableActor:
                 command = await self.queue.get()
                 try:
                     result = await self._handle(command)
+                except asyncio.CancelledError:  # stopped mid-command (its lease was lost)
+                    _resolve(command.future, exc=_moving())
+                    raise
                 except TableError as err:
                     _resolve(command.future, exc=err)
                 except Exception as err:  # a server bug: the table stays as it was
@@ -195,10 +198,7 @@ class TableActor:
             if self._timer is not None:
                 self._timer.cancel()
             while not self.queue.empty():
-                _resolve(
-                    self.queue.get_nowait().future,
-                    exc=TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS),
-                )
+                _resolve(self.queue.get_nowait().future, exc=_moving())
 
     async def _handle(self, command: Command) -> Any:
         if isinstance(command, Act):
@@ -373,6 +373,10 @@ class TableActor:
             if record.seats[seat].bot and seat not in self._pending_bots:
                 self._pending_bots.add(seat)
                 self.submit(BotMove(seat))
+
+
+def _moving() -> TableError:
+    return TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS)
 
 
 def _resolve(future: asyncio.Future[Any], value: Any = None, exc: Exception | None = None) -> None:
