@@ -317,14 +317,18 @@ class RedisClusterBus(RedisBus):
                 task.cancel()
 
     async def _read_node(self, node_pubsub: Any) -> None:
+        failing = False
         while True:
             try:
                 message = await node_pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except Exception as err:
-                log.warning("sharded pub/sub failed, retrying: %s", err)
+                if not failing:  # once per outage of this node, not every retry
+                    log.warning("sharded pub/sub failed, retrying: %s", err)
+                failing = True
                 self.nodes.refresh()
                 await asyncio.sleep(0.2)
                 continue
+            failing = False
             if message is None or message["type"] != "smessage":
                 continue
             channel = message["channel"].decode()
