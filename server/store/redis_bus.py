@@ -172,6 +172,16 @@ class RedisBus(Bus):
             shards = await pipe.execute()
         return [i.decode() for shard in shards for i in shard][:DUE_PER_SWEEP]
 
+    # -- what differs on Redis Cluster (redis_cluster.py) ---------------------------------
+
+    async def _get_many(self, names: list[str]) -> list[Any]:
+        """``GET`` of many keys (one ``MGET``; split by slot on a cluster)."""
+        return list(await self.redis.mget(names))
+
+    def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
+        """Queue a message on a table's channel (``SPUBLISH`` on a cluster)."""
+        pipe.publish(channel, data)
+
     # -- fan-out across processes ---------------------------------------------------------
 
     async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
@@ -189,7 +199,7 @@ class RedisBus(Bus):
     async def latest_versions(self, tables: list[str]) -> dict[str, int]:
         if not tables:
             return {}
-        values = await self.redis.mget([key(t, "ver") for t in tables])
+        values = await self._get_many([key(t, "ver") for t in tables])
         return {t: int(v) for t, v in zip(tables, values, strict=True) if v is not None}
 
     async def _listen(self) -> None:
@@ -300,7 +310,7 @@ class RedisBus(Bus):
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(key(table, "pres"), self.process_id, pack(presence))
             pipe.pexpire(key(table, "pres"), 24 * 3600 * 1000)
-            pipe.publish(key(table, "pres"), b"")
+            self._publish(pipe, key(table, "pres"), b"")
             pipe.set(f"th:proc:{self.process_id}", 1, px=LEASE_MS * 2)
             await pipe.execute()
 
@@ -311,7 +321,7 @@ class RedisBus(Bus):
         if not entries:
             return []
         procs = [p.decode() for p in entries]
-        alive = await self.redis.mget([f"th:proc:{p}" for p in procs])
+        alive = await self._get_many([f"th:proc:{p}" for p in procs])
         return [
             unpack(entries[p.encode()])
             for p, ok in zip(procs, alive, strict=True)

@@ -107,6 +107,8 @@ def translated(
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await method(*args, **kwargs)
+        except TimeoutError:
+            raise  # asyncio's: an answer (a forwarded command's) that did not come in time
         except (redis_errors.RedisError, OSError) as err:
             raise store_error(err) from err
 
