@@ -27,7 +27,8 @@ class RestartableRedis:
     """A redis-server that fsyncs every write before answering (so ``kill -9`` loses
     nothing it acknowledged) and restarts on the same port and files."""
 
-    def __init__(self) -> None:
+    def __init__(self, bind: tuple[str, ...] = ("127.0.0.1",)) -> None:
+        self.bind = bind
         self.port = free_port()
         self.folder = tempfile.mkdtemp(prefix="tablehub-outage-")
         self.proc: subprocess.Popen[bytes] | None = None
@@ -37,9 +38,9 @@ class RestartableRedis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        args = ["redis-server", "--port", str(self.port), "--bind", *self.bind]
         args += ["--dir", self.folder, "--save", "", "--appendonly", "yes"]
-        args += ["--appendfsync", "always"]
+        args += ["--appendfsync", "always", "--protected-mode", "no"]  # bound explicitly
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
         self.proc = proc
         wait_for(lambda: proc.poll() is None and _answers(self.port), "redis-server")
