@@ -6,8 +6,12 @@ time (no batching to hide the round trip), and then with 50 tables acting at onc
 commit at work).  Prints medians and ratios.
 
     python -m tablehub.loadtest.bench_store [--redis redis://127.0.0.1:6379/9] [--actions 400]
+    python -m tablehub.loadtest.bench_store --cluster   # Redis Cluster, both durabilities
 
-Without --redis a throwaway redis-server is started on a free port.
+Without --redis a throwaway redis-server is started on a free port.  With --cluster a
+throwaway Redis Cluster (3 masters + 3 replicas) is measured instead, with
+``durability=memory`` and ``durability=replica`` (what an ``ok`` costs when a replica
+must confirm it).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import statistics
 import time
 
 from tablehub.clients.cli.connection import Connection
-from tablehub.loadtest.topology import LocalCluster
+from tablehub.loadtest.topology import LocalCluster, RedisClusterNodes
 from tablehub.server.config import Limits
 from tablehub.server.runner import serve_in_process
 from tablehub.server.transport.app import create_app
@@ -92,37 +96,54 @@ async def main() -> None:
     parser.add_argument("--redis", default=None)
     parser.add_argument("--actions", type=int, default=400)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--cluster", action="store_true", help="measure a Redis Cluster")
     args = parser.parse_args()
-    cluster = None
-    redis_url = args.redis
-    if redis_url is None:
-        cluster = LocalCluster(hubs=0)
-        cluster.start_redis_only()
-        redis_url = cluster.redis_url
+    cluster, nodes = None, None
+    if args.cluster:
+        nodes = RedisClusterNodes().start()
+        stores = {"memory": "memory://", "cluster": nodes.url}
+        stores["replica"] = f"{nodes.url}?durability=replica"
+    else:
+        redis_url = args.redis
+        if redis_url is None:
+            cluster = LocalCluster(hubs=0)
+            cluster.start_redis_only()
+            redis_url = cluster.redis_url
+        stores = {"memory": "memory://", "redis": str(redis_url)}
     try:
-        results: dict[str, list[dict[str, float]]] = {"memory": [], "redis": []}
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in stores}
         for _ in range(args.runs):
-            results["memory"].append(await measure("memory://", args.actions))
-            results["redis"].append(await measure(str(redis_url), args.actions))
+            for name, url in stores.items():
+                results[name].append(await measure(url, args.actions))
     finally:
         if cluster is not None:
             cluster.stop()
+        if nodes is not None:
+            nodes.stop()
+    report(results, args.runs)
+
+
+def report(results: dict[str, list[dict[str, float]]], runs: int) -> None:
+    """Medians per store, and what each store adds to the first (memory)."""
     med = {
-        store: {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        for store, runs in results.items()
+        store: {k: statistics.median(r[k] for r in done) for k in done[0]}
+        for store, done in results.items()
     }
-    print(f"medians of {args.runs} runs (act -> ok over a real socket, in ms)")
-    print(f"{'':28}{'memory':>10}{'redis':>10}{'added':>10}")
+    names = list(med)
+    print(f"medians of {runs} runs (act -> ok over a real socket, in ms; + is added latency)")
+    print(f"{'':28}" + "".join(f"{n:>18}" for n in names))
     for key, label in [
         ("seq_p50", "one at a time, p50"),
         ("seq_p99", "one at a time, p99"),
         ("conc_p50", "50 tables at once, p50"),
         ("conc_p99", "50 tables at once, p99"),
     ]:
-        m, r = med["memory"][key], med["redis"][key]
-        print(f"{label:28}{m:10.3f}{r:10.3f}{r - m:10.3f}")
-    m, r = med["memory"]["conc_rate"], med["redis"]["conc_rate"]
-    print(f"{'50 tables at once, acts/s':28}{m:10.0f}{r:10.0f}  (redis/memory {r / m:.2f})")
+        base = med[names[0]][key]
+        cells = [f"{base:18.3f}"]
+        cells += [f"{med[n][key]:9.3f} ({med[n][key] - base:+6.3f})" for n in names[1:]]
+        print(f"{label:28}" + "".join(cells))
+    rates = "".join(f"{med[n]['conc_rate']:18.0f}" for n in names)
+    print(f"{'50 tables at once, acts/s':28}{rates}")
 
 
 if __name__ == "__main__":

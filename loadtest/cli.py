@@ -7,6 +7,7 @@ Examples::
     tablehub loadtest --spawn memory --scenario idle --clients 5000 --out /tmp/idle
     tablehub loadtest --spawn memory --scenario tournament --players 1000 --out /tmp/t
     tablehub loadtest --spawn memory --baseline --sweep 500,1000,2000 --out /tmp/cmp
+    tablehub loadtest --spawn redis-cluster --hubs 2 --players 400 --duration 20 --out /tmp/rc
     tablehub loadtest --url ws://host:8000/ws --hub-pids 1234 --out /tmp/ext
     tablehub loadtest --merge /tmp/lt /tmp/idle /tmp/t --out /tmp/all   # one report
 
@@ -59,10 +60,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--spawn",
         choices=SPAWN_KINDS,
         help="start the hub for the run: memory = one process; redis = redis + --hubs "
-        "hubs behind nginx (tablehub cluster's topology)",
+        "hubs behind nginx (tablehub cluster's topology); redis-cluster = the same on a "
+        "local Redis Cluster (3 masters + 3 replicas)",
     )
     where.add_argument(
-        "--hubs", type=int, default=2, help="--spawn redis: hub processes behind nginx"
+        "--hubs", type=int, default=2, help="--spawn redis(-cluster): hub processes behind nginx"
+    )
+    where.add_argument(
+        "--durability",
+        choices=("memory", "replica"),
+        default="memory",
+        help="--spawn redis(-cluster): the hubs' --durability (replica: acknowledge a move "
+        "once a Redis replica has it)",
     )
     where.add_argument("--server-log", type=Path, help="write spawned servers' output here")
 
@@ -141,7 +150,7 @@ def _hub_target(args: argparse.Namespace) -> Target:
     if args.url:
         pids = [int(p) for p in args.hub_pids.split(",") if p.strip()]
         return external(args.url, pids)
-    return spawn(args.spawn, args.server_log, args.hubs)
+    return spawn(args.spawn, args.server_log, args.hubs, args.durability)
 
 
 def _one(config: RunConfig, target: Target, label: str, repeat: int, quiet: bool) -> dict[str, Any]:

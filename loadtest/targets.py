@@ -7,7 +7,9 @@ so their CPU and memory can be sampled from ``/proc``) and a ``stop``.  Spawners
 * ``baseline`` -- ``loadtest.baseline_server`` (bare websockets fan-out) on a free port;
 * ``redis``    -- Redis + ``hubs`` hub processes behind nginx
   (``loadtest.topology.LocalCluster``); every process is returned (roles ``redis``,
-  ``hub``, ``balancer``) so the report covers them all.
+  ``hub``, ``balancer``) so the report covers them all;
+* ``redis-cluster`` -- the same with a local Redis Cluster (3 masters + 3 replicas,
+  role ``redis``) instead of one redis-server.
 
 Spawned processes inherit the generator's raised open-file limit.
 """
@@ -29,7 +31,7 @@ from pathlib import Path
 from tablehub.loadtest.procstat import children
 
 ROOT = Path(__file__).resolve().parents[1]
-SPAWN_KINDS = ("memory", "redis")
+SPAWN_KINDS = ("memory", "redis", "redis-cluster")
 
 
 @dataclass(frozen=True)
@@ -153,13 +155,13 @@ def spawn_baseline(
     )
 
 
-def spawn_redis(hubs: int) -> Target:
-    """Redis + ``hubs`` hubs (redis store) behind nginx."""
+def spawn_redis(hubs: int, cluster_mode: bool = False, durability: str = "memory") -> Target:
+    """Redis (one server, or a Redis Cluster) + ``hubs`` hubs behind nginx."""
     try:
         from tablehub.loadtest.topology import LocalCluster
     except ImportError as err:
         raise SpawnError(f"--spawn redis needs loadtest.topology: {err}") from None
-    cluster = LocalCluster(hubs=hubs)
+    cluster = LocalCluster(hubs=hubs, redis_cluster=cluster_mode, durability=durability)
     try:
         cluster.start()
     except (OSError, RuntimeError, TimeoutError) as err:
@@ -170,17 +172,20 @@ def spawn_redis(hubs: int) -> Target:
         if proc.poll() is None:
             role = "hub" if name.startswith("hub") else name
             processes.append(Process(name, proc.pid, role))
-            # nginx's master only supervises: its workers carry the traffic
-            processes.extend(
-                Process(f"{name}-worker{i}", child, role)
-                for i, child in enumerate(children(proc.pid))
-            )
-    return Target(cluster.url, "redis", processes, cluster.stop)
+            if role == "balancer":  # nginx's master only supervises: its workers work
+                processes.extend(
+                    Process(f"{name}-worker{i}", child, role)
+                    for i, child in enumerate(children(proc.pid))
+                )
+    nodes = cluster.redis_nodes.procs.items() if cluster.redis_nodes else ()
+    processes += [Process(f"redis {port}", proc.pid, "redis") for port, proc in nodes]
+    kind = "redis-cluster" if cluster_mode else "redis"
+    return Target(cluster.url, kind, processes, cluster.stop)
 
 
-def spawn(kind: str, log: Path | None = None, hubs: int = 2) -> Target:
+def spawn(kind: str, log: Path | None = None, hubs: int = 2, durability: str = "memory") -> Target:
     if kind == "memory":
         return spawn_memory(log)
-    if kind == "redis":
-        return spawn_redis(hubs)
+    if kind in ("redis", "redis-cluster"):
+        return spawn_redis(hubs, kind == "redis-cluster", durability)
     raise SpawnError(f"unknown --spawn {kind!r} (choose from {', '.join(SPAWN_KINDS)})")

@@ -85,6 +85,167 @@ def start_redis(workdir: str, appendonly: bool) -> tuple[subprocess.Popen[bytes]
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
+def _redis_cli(port: int, *args: str) -> str:
+    out = subprocess.run(
+        ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+        capture_output=True,
+        check=True,
+        timeout=30,
+    )
+    return out.stdout.decode()
+
+
+def _cluster_ok(port: int) -> bool:
+    """The node sees the cluster as ok and, if it is a replica, has synced."""
+    try:
+        if "cluster_state:ok" not in _redis_cli(port, "cluster", "info"):
+            return False
+        replication = _redis_cli(port, "info", "replication")
+    except subprocess.SubprocessError:
+        return False
+    return "role:master" in replication or "master_link_status:up" in replication
+
+
+@dataclass
+class RedisClusterNodes:
+    """A throwaway Redis Cluster on loopback: ``masters`` masters with ``replicas`` each.
+
+    Every node is a ``redis-server --cluster-enabled yes`` on free ports (client and
+    cluster bus), with no persistence: a killed node restarts empty and syncs from its
+    shard's new master.  ``node_timeout_ms`` is how long a master may be silent before
+    its replica is promoted.  :attr:`url` is the ``redis+cluster://`` store URL.
+    """
+
+    masters: int = 3
+    replicas: int = 1
+    node_timeout_ms: int = 1000
+    ports: list[int] = field(default_factory=list)
+    procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    _bus_ports: dict[int, int] = field(default_factory=dict)
+    _workdir: str | None = None
+
+    @property
+    def url(self) -> str:
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
+
+    def start(self) -> RedisClusterNodes:
+        if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+            raise RuntimeError("redis-server and redis-cli are needed for a local Redis Cluster")
+        self._workdir = tempfile.mkdtemp(prefix="tablehub-rcluster-")
+        try:
+            for _ in range(self.masters * (1 + self.replicas)):
+                port = free_port()
+                self.ports.append(port)
+                self._bus_ports[port] = free_port()
+                self.start_node(port)
+            _redis_cli(
+                self.ports[0],
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{p}" for p in self.ports),
+                "--cluster-replicas",
+                str(self.replicas),
+                "--cluster-yes",
+            )
+            self.wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def start_node(self, port: int) -> None:
+        """Start (or restart, after :meth:`kill`) the node listening on ``port``."""
+        assert self._workdir is not None
+        folder = Path(self._workdir) / str(port)
+        folder.mkdir(exist_ok=True)
+        proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--cluster-port",
+                str(self._bus_ports[port]),
+                "--bind",
+                "127.0.0.1",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                str(self.node_timeout_ms),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(folder),
+                "--repl-diskless-sync-delay",
+                "0",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        self.procs[port] = proc
+        wait_for(lambda: proc.poll() is None and _accepts(port), "redis cluster node")
+
+    def master_ports(self) -> list[int]:
+        """The nodes that are masters now (as the first live node sees it)."""
+        live = next(p for p in self.ports if p in self.procs)
+        masters = []
+        for line in _redis_cli(live, "cluster", "nodes").splitlines():
+            parts = line.split()
+            if "master" in parts[2] and "fail" not in parts[2]:
+                masters.append(int(parts[1].split("@")[0].rsplit(":", 1)[1]))
+        return masters
+
+    def master_of(self, key: str) -> int:
+        """The port of the master serving ``key``'s slot now."""
+        slot = int(_redis_cli(self.master_ports()[0], "cluster", "keyslot", key))
+        for port in self.master_ports():
+            for line in _redis_cli(port, "cluster", "nodes").splitlines():
+                parts = line.split()
+                if "myself" not in parts[2] or "master" not in parts[2]:
+                    continue
+                for span in parts[8:]:
+                    low, _, high = span.partition("-")
+                    if span[0] != "[" and int(low) <= slot <= int(high or low):
+                        return port
+        raise RuntimeError(f"no master serves slot {slot}")
+
+    def kill(self, port: int) -> None:
+        """``kill -9`` the node on ``port``."""
+        proc = self.procs.pop(port)
+        proc.kill()
+        proc.wait(10)
+
+    def wait_healthy(self, timeout: float = 30.0) -> None:
+        """Until every live node sees the cluster as ok, served by ``masters`` live masters."""
+
+        def healthy() -> bool:
+            masters = self.master_ports()
+            return (
+                len(masters) == self.masters
+                and all(p in self.procs for p in masters)
+                and all(_cluster_ok(p) for p in self.procs)
+            )
+
+        wait_for(healthy, "redis cluster (after a failover)", timeout=timeout)
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        self.procs.clear()
+        if self._workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __enter__(self) -> RedisClusterNodes:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
 NGINX_CONF = Path(__file__).resolve().parent / "nginx.conf"
 """``deploy/nginx.conf`` (a symbolic link in the repository, a copy in the wheel)."""
 
@@ -137,9 +298,13 @@ class LocalCluster:
     hubs: int = 2
     redis_url: str | None = None
     lease_ms: int = 3000
+    redis_cluster: bool = False
+    """Start a Redis Cluster (3 masters + 3 replicas) instead of one redis-server."""
+    durability: str = "memory"
     hub_ports: list[int] = field(default_factory=list)
     balancer_port: int = 0
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    redis_nodes: RedisClusterNodes | None = None
     _redis_dir: str | None = None
     _nginx_dir: str | None = None
 
@@ -163,8 +328,12 @@ class LocalCluster:
         return self
 
     def start_redis_only(self) -> None:
-        """Start a throwaway redis-server (AOF on) unless ``redis_url`` was given."""
-        if self.redis_url is None:
+        """Start a throwaway redis-server (AOF on), or a Redis Cluster, unless
+        ``redis_url`` was given."""
+        if self.redis_url is None and self.redis_cluster:
+            self.redis_nodes = RedisClusterNodes().start()
+            self.redis_url = self.redis_nodes.url
+        elif self.redis_url is None:
             self._redis_dir = tempfile.mkdtemp(prefix="tablehub-cluster-")
             self.procs["redis"], self.redis_url = start_redis(self._redis_dir, appendonly=True)
 
@@ -185,6 +354,8 @@ class LocalCluster:
                 str(port),
                 "--store",
                 str(self.redis_url),
+                "--durability",
+                self.durability,
                 "--log-level",
                 "warning",
             ],
@@ -214,6 +385,8 @@ class LocalCluster:
                     proc.kill()
                     proc.wait(5)
             del self.procs[name]
+        if self.redis_nodes is not None:
+            self.redis_nodes.stop()
         for folder in (self._redis_dir, self._nginx_dir):
             if folder:
                 shutil.rmtree(folder, ignore_errors=True)

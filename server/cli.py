@@ -30,7 +30,16 @@ def add_serve_command(sub: Any) -> None:
         "--redis",
         dest="store",
         default=os.environ.get("TABLEHUB_STORE", "memory://"),
-        help="memory:// (default) or redis://host:port/db (env TABLEHUB_STORE)",
+        help="memory:// (default), redis://host:port/db, or "
+        "redis+cluster://host:port,host:port,… for Redis Cluster (env TABLEHUB_STORE)",
+    )
+    serve.add_argument(
+        "--durability",
+        choices=("memory", "replica"),
+        default=os.environ.get("TABLEHUB_DURABILITY", "memory"),
+        help="Redis stores: when a move is acknowledged -- memory: once the Redis master "
+        "has it (default); replica: once a replica has it too, so a failover keeps it "
+        "(env TABLEHUB_DURABILITY)",
     )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=run_serve)
@@ -39,7 +48,7 @@ def add_serve_command(sub: Any) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablehub.server.config import Limits
+    from tablehub.server.config import Limits, with_durability
     from tablehub.server.ops.gc_tuning import tune_gc
     from tablehub.server.runner import hub_config
     from tablehub.server.transport.app import create_app
@@ -50,7 +59,7 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     limits = Limits()
     try:
-        app = create_app(args.store, limits)
+        app = create_app(with_durability(args.store, args.durability), limits)
     except ValueError as err:
         print(f"tablehub serve: {err}", file=sys.stderr)
         return 2

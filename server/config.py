@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from tablehub.protocol.codec import index
 
@@ -50,3 +51,24 @@ class Limits:
     can hold in the kernel, so its queue overflows and the slow-reader rule fires."""
     transport_write_buffer: int = 64 * 1024
     """Bytes buffered by the transport before the session's writer waits."""
+
+
+DURABILITIES = ("memory", "replica")
+"""What an ``ok`` to a commit means on a Redis store: ``memory`` -- the Redis master
+has it; ``replica`` -- a replica has it too (``WAIT``), so a failover keeps it."""
+
+
+def with_durability(store_url: str, durability: str) -> str:
+    """``store_url`` carrying ``durability`` as its ``durability=`` query parameter
+    (Redis stores only: ``memory://`` keeps everything in the one process)."""
+    if durability not in DURABILITIES:
+        raise ValueError(f"durability must be one of {', '.join(DURABILITIES)}, not {durability!r}")
+    if store_url.startswith("memory://"):
+        if durability != "memory":
+            raise ValueError("--durability replica needs a Redis store (--store redis://…)")
+        return store_url
+    parts = urlsplit(store_url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "durability"]
+    if durability != "memory":
+        query.append(("durability", durability))
+    return urlunsplit(parts._replace(query=urlencode(query)))

@@ -37,6 +37,9 @@ LOOP_LAG = Histogram(
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or expired")
+STORE_UP = Gauge(
+    "tablehub_store_up", "1 when the store (Redis) answered the last health probe, else 0"
+)
 SHED = Counter("tablehub_shed_total", "Requests refused as overloaded while shedding load")
 
 _CHILDREN: dict[tuple[int, str], Counter] = {}

@@ -2,7 +2,8 @@
 
 Server tests talk to a real uvicorn (websockets-sansio) over real sockets; nothing is
 mocked.  ``REDIS_URL`` points the Redis tests at an existing server instead of a
-throwaway one.
+throwaway one; ``redis_cluster`` starts a throwaway Redis Cluster (3 masters, each with
+a replica).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from tablehub.clients.cli.connection import Connection
-from tablehub.loadtest.topology import start_redis
+from tablehub.loadtest.topology import RedisClusterNodes, start_redis
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
 from tablehub.server.runner import InProcessHub, serve_in_process
@@ -90,3 +91,20 @@ def redis_url() -> Iterator[str]:
         proc.terminate()
         proc.wait(10)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterNodes]:
+    """A throwaway Redis Cluster: 3 masters + 3 replicas on free loopback ports.
+
+    Shared by the session: a test that kills nodes restarts them and waits until the
+    cluster is whole again (``wait_healthy``) before it ends.
+    """
+    try:
+        nodes = RedisClusterNodes().start()
+    except (RuntimeError, TimeoutError, OSError) as err:
+        pytest.fail(f"the local Redis Cluster did not start: {err} (install redis-server)")
+    try:
+        yield nodes
+    finally:
+        nodes.stop()

@@ -62,6 +62,14 @@ class Ownership:
         if live is not None and live.actor is actor:
             live.actor = None
             live.task = None
+        if actor.lost and self.bus.multi_process:
+            self.tasks.spawn(lambda: self._give_up(table_id, actor.epoch))
+
+    async def _give_up(self, table_id: str, epoch: int) -> None:
+        """After a commit the store may or may not have kept (Redis unreachable), or a
+        lost lease: release the lease if it is still ours, so whoever runs the table
+        next -- this process or another -- reloads it from the store first."""
+        await self.bus.release(table_id, epoch)
 
     def lost_lease(self, table_id: str) -> None:
         live = self.directory.get(table_id)

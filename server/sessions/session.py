@@ -54,12 +54,13 @@ from tablehub.server.config import Limits
 from tablehub.server.sessions.hub_api import HubApi, TableView
 from tablehub.server.sessions.limits import TokenBucket, WindowCounter
 from tablehub.server.tables.actor import Act, AddBot, Command, Join, Legal
-from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.errors import TableError, unavailable
+from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.session")
 
 SERVER_NAME = "tablehub/0.1"
-SERVER_SIDE = frozenset({"overloaded", "internal_error"})
+SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
 """Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
@@ -345,8 +346,13 @@ class Session:
         handler = getattr(self, f"on_{kind}")
         try:
             await handler(msg)
+        except StoreUnavailable:
+            self._fail_with(msg["id"], unavailable())
         except TableError as err:
-            self.fail(msg["id"], err.code, err.message, err.retry_ms)
+            self._fail_with(msg["id"], err)
+
+    def _fail_with(self, request_id: Any, err: TableError) -> None:
+        self.fail(request_id, err.code, err.message, err.retry_ms)
 
     def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
         """Run a table command (here or at the owning process) without blocking reads.
@@ -376,7 +382,9 @@ class Session:
             if err is None:
                 then(fut.result())
             elif isinstance(err, TableError):
-                self.fail(request_id, err.code, err.message, err.retry_ms)
+                self._fail_with(request_id, err)
+            elif isinstance(err, StoreUnavailable):
+                self._fail_with(request_id, unavailable())
             else:
                 log.error("request %r failed: %r", request_id, err)
                 self.fail(request_id, "internal_error", "internal error")

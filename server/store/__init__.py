@@ -2,7 +2,8 @@
 
 ``memory://`` is the embedded default (one process, the single-process bus);
 ``redis://`` keeps state and log in Redis and coordinates several hub processes over
-it (``store.bus``).  Backends are imported lazily.
+it (``store.bus``); ``redis+cluster://`` does the same on Redis Cluster.  Backends
+are imported lazily.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ def open_store(url: str) -> Store:
             raise ValueError("the redis store is not available in this build") from err
         store: Store = RedisStore(url)
         return store
-    raise ValueError(f"unknown store URL {url!r} (use memory:// or redis://host:port/db)")
+    if url.startswith("redis+cluster://"):
+        from tablehub.server.store.redis_cluster import RedisClusterStore
+
+        return RedisClusterStore(url)
+    raise ValueError(
+        f"unknown store URL {url!r} (use memory://, redis://host:port/db or "
+        "redis+cluster://host:port,host:port)"
+    )
 
 
 __all__ = ["Bus", "RemoteCommit", "Store", "StoreError", "VersionConflict", "open_store"]

@@ -32,6 +32,10 @@ class Store(abc.ABC):
         """Close the bus, then release connections."""
         await self.bus.close()
 
+    async def reachable(self) -> bool:
+        """Whether the store answers now (``/healthz``, ``/metrics``)."""
+        return True
+
     @abc.abstractmethod
     async def create(self, record: TableRecord) -> None:
         """Store a new table at its version; StoreError if the id exists."""

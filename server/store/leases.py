@@ -50,15 +50,17 @@ class LeaseKeeper:
         lease_ms: int,
         key_of: Callable[[str], str],
         on_lost: Callable[[str, int], None],
+        client: redis.Redis | redis.RedisCluster | None = None,
     ) -> None:
+        """``client``: a synchronous client for the thread (by default one for ``url``;
+        a ``redis.RedisCluster`` on Redis Cluster)."""
         self.process_id = process_id
         self.lease_ms = lease_ms
         self.interval = lease_ms / 4000
         self.shed_after_s = lease_ms / 4000
         self._key_of = key_of
         self._on_lost = on_lost
-        self._client = redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
-        self._renew = self._client.register_script(RENEW)
+        self._client = client or redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
         self._leases: dict[str, int] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -143,12 +145,9 @@ class LeaseKeeper:
     def _renew_all(self, leases: dict[str, int]) -> None:
         try:
             pipe = self._client.pipeline(transaction=False)
-            for table, epoch in leases.items():
-                self._renew(
-                    keys=[self._key_of(table)],
-                    args=[f"{self.process_id}:{epoch}", self.lease_ms],
-                    client=pipe,
-                )
+            for table, epoch in leases.items():  # EVAL: a promoted replica has no script cache
+                token = f"{self.process_id}:{epoch}"
+                pipe.execute_command("EVAL", RENEW, 1, self._key_of(table), token, self.lease_ms)
             results = pipe.execute()
         except redis.RedisError as err:  # Redis away: commits will be refused as well
             if not self.renew_failing:

@@ -41,8 +41,18 @@ import redis.asyncio as aioredis
 
 from tablehub.server import metrics
 from tablehub.server.store.base import Store, StoreError, VersionConflict
-from tablehub.server.store.redis_bus import RedisBus
-from tablehub.server.store.redis_keys import key, pack, unpack
+from tablehub.server.store.redis_bus import REPLICA_WAIT_MS, RedisBus
+from tablehub.server.store.redis_keys import (
+    index_key,
+    index_keys,
+    key,
+    pack,
+    split_durability,
+    store_error,
+    translated,
+    unpack,
+)
+from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 SNAPSHOT_EVERY = 32
@@ -66,6 +76,9 @@ redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
 
+LISTED = 500
+"""Tables the lobby lists (the most recently updated)."""
+
 _MAP3 = b"\x83"  # msgpack: a map of 3 entries
 _META, _ENTRY, _PROCESS = (pack(name) for name in ("meta", "entry", "process"))
 
@@ -76,20 +89,41 @@ def _commit_message(meta: bytes, entry: bytes, process: bytes) -> bytes:
     return b"".join((_MAP3, _META, meta, _ENTRY, entry, _PROCESS, process))
 
 
+SOCKET_TIMEOUT_S = 2.0
+"""A Redis reply slower than this counts as Redis being unavailable (never a hang)."""
+PROBE_TIMEOUT_S = 1.0
+
+
 class RedisStore(Store):
+    index_shards = 1
+    """Sorted sets the table listing and the deadline index are split into."""
+
     def __init__(self, url: str) -> None:
         self.url = url
+        address, self.durability = split_durability(url)
         process_id = f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
         self._packed_process_id = pack(process_id)
-        # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
-        # A blocking pool: under load a command waits for a free connection instead of
-        # failing with MaxConnectionsError (seen at 1,000 players / 400 acts/s).
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=64, timeout=10)
-        self.redis: Any = aioredis.Redis(connection_pool=pool)
-        self.bus: RedisBus = RedisBus(url, self.redis, process_id)
+        self.redis: Any = self._connect(address)
+        self.bus: RedisBus = self._make_bus(address, process_id)
         self._commit_script = self.redis.register_script(_COMMIT)
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
         self._flush_scheduled = False
+
+    def _connect(self, address: str) -> Any:
+        # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
+        # A blocking pool: under load a command waits for a free connection instead of
+        # failing with MaxConnectionsError (seen at 1,000 players / 400 acts/s).
+        pool = aioredis.BlockingConnectionPool.from_url(
+            address,
+            max_connections=64,
+            timeout=10,
+            socket_timeout=SOCKET_TIMEOUT_S,
+            socket_connect_timeout=SOCKET_TIMEOUT_S / 2,
+        )
+        return aioredis.Redis(connection_pool=pool)
+
+    def _make_bus(self, address: str, process_id: str) -> RedisBus:
+        return RedisBus(address, self.redis, process_id, self.durability)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -101,8 +135,16 @@ class RedisStore(Store):
         await self.bus.close()
         await self.redis.aclose(close_connection_pool=True)
 
+    async def reachable(self) -> bool:
+        try:
+            await asyncio.wait_for(self.redis.ping(), PROBE_TIMEOUT_S)
+        except Exception:
+            return False
+        return True
+
     # -- persistence --------------------------------------------------------------------
 
+    @translated
     async def create(self, record: TableRecord) -> None:
         t = record.table
         created = await self.redis.set(key(t, "ver"), record.version, nx=True)
@@ -114,9 +156,10 @@ class RedisStore(Store):
             pipe.set(key(t, "snap"), snapshot)
             pipe.lpush(key(t, "snaps"), snapshot)
             pipe.set(key(t, "epoch"), 0)
-            pipe.zadd("th:tables", {t: record.updated_ms})
             await pipe.execute()
+        await self.redis.zadd(self._index("tables", t), {t: record.updated_ms})
 
+    @translated
     async def load(self, table: str) -> TableRecord | None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.get(key(table, "meta"))
@@ -154,11 +197,11 @@ class RedisStore(Store):
             snapshot,
             _commit_message(meta, packed_entry, self._packed_process_id),
         ]
-        index_ops: list[Any] = [("zadd", "th:tables", {t: record.updated_ms})]
+        index_ops: list[Any] = [("zadd", self._index("tables", t), {t: record.updated_ms})]
         if record.deadline is not None:
-            index_ops.append(("zadd", "th:deadlines", {t: record.deadline}))
+            index_ops.append(("zadd", self._index("deadlines", t), {t: record.deadline}))
         else:
-            index_ops.append(("zrem", "th:deadlines", t))
+            index_ops.append(("zrem", self._index("deadlines", t), t))
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._batch.append((keys, args, index_ops, future))
         if not self._flush_scheduled:
@@ -170,6 +213,9 @@ class RedisStore(Store):
         if result != "ok":
             raise VersionConflict(f"table {t}: commit refused ({result})")
 
+    def _index(self, kind: str, table: str) -> str:
+        return index_key(kind, table, self.index_shards)
+
     def _flush_soon(self) -> None:
         self._flush_scheduled = False
         batch, self._batch = self._batch, []
@@ -179,7 +225,8 @@ class RedisStore(Store):
     async def _flush(
         self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
     ) -> None:
-        """Group commit: every commit of this loop iteration in one pipeline."""
+        """Group commit: every commit of this loop iteration in one pipeline (with
+        ``replica`` durability ended by ``WAIT``, on the same connection)."""
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for keys, args, _, _ in batch:
@@ -187,23 +234,20 @@ class RedisStore(Store):
                 for _, _, ops, _ in batch:
                     for op, *op_args in ops:
                         getattr(pipe, op)(*op_args)
+                if self.durability == "replica":
+                    pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
                 results = await pipe.execute(raise_on_error=False)
         except Exception as err:
-            for *_, future in batch:
-                if not future.done():
-                    future.set_exception(StoreError(f"redis commit failed: {err}"))
+            settle_commits([future for *_, future in batch], err)
             return
-        for (*_, future), result in zip(batch, results, strict=False):
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(StoreError(f"redis commit failed: {result}"))
-            else:
-                future.set_result(result.decode() if isinstance(result, bytes) else str(result))
+        replicated = self.durability != "replica" or _replicated(results[-1])
+        settle_commits([future for *_, future in batch], results[: len(batch)], replicated)
 
+    @translated
     async def log(self, table: str) -> list[LogEntry]:
         return [unpack(b) for b in await self.redis.lrange(key(table, "log"), 0, -1)]
 
+    @translated
     async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
         snaps = [unpack(b) for b in await self.redis.lrange(key(current.table, "snaps"), 0, -1)]
         base = next((s for s in snaps if s["version"] <= version), None)
@@ -214,14 +258,25 @@ class RedisStore(Store):
         log = [unpack(b) for b in blobs]
         return record_at(current, version, base["state"], base["version"], log)
 
+    @translated
     async def log_tail(self, table: str, count: int) -> list[LogEntry]:
         return [unpack(b) for b in await self.redis.lrange(key(table, "log"), -count, -1)]
 
+    @translated
     async def tables(self) -> list[TableRecord]:
-        ids = [i.decode() for i in await self.redis.zrevrange("th:tables", 0, 499)]
+        """The 500 tables updated last (every index shard's, merged)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in index_keys("tables", self.index_shards):
+                pipe.zrevrange(name, 0, LISTED - 1, withscores=True)
+            shards = await pipe.execute()
+        newest = sorted((pair for shard in shards for pair in shard), key=lambda p: -p[1])
+        ids = [table.decode() for table, _ in newest[:LISTED]]
         if not ids:
             return []
-        metas = await self.redis.mget([key(t, "meta") for t in ids])
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for t in ids:
+                pipe.get(key(t, "meta"))
+            metas = await pipe.execute()
         out = []
         for blob in metas:
             if blob is not None:
@@ -229,8 +284,33 @@ class RedisStore(Store):
                 out.append(TableRecord.from_plain({**meta, "state": {}}))
         return out
 
+    @translated
     async def delete(self, table: str) -> None:
         names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres")
         await self.redis.delete(*[key(table, n) for n in names])
-        await self.redis.zrem("th:tables", table)
-        await self.redis.zrem("th:deadlines", table)
+        await self.redis.zrem(self._index("tables", table), table)
+        await self.redis.zrem(self._index("deadlines", table), table)
+
+
+def _replicated(wait_reply: Any) -> bool:
+    """Whether ``WAIT 1``'s reply says a replica has every write before it."""
+    return isinstance(wait_reply, int) and wait_reply >= 1
+
+
+def settle_commits(
+    futures: list[asyncio.Future[str]], results: Any, replicated: bool = True
+) -> None:
+    """Answer the commits of one group commit: each with the script's reply, or with
+    the pipeline's error (``results`` an exception) or its own.  A commit Redis stored
+    but no replica confirmed (``replicated`` false) is answered
+    :class:`StoreUnavailable`: its fate is unknown until the table is reloaded."""
+    for index, future in enumerate(futures):
+        if future.done():
+            continue
+        result = results if isinstance(results, BaseException) else results[index]
+        if isinstance(result, BaseException):
+            future.set_exception(store_error(result))
+        elif not replicated and result == b"ok":
+            future.set_exception(StoreUnavailable("no replica confirmed the commit in time"))
+        else:
+            future.set_result(result.decode() if isinstance(result, bytes) else str(result))

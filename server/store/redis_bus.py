@@ -24,11 +24,20 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import redis
 import redis.asyncio as aioredis
 
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.store.leases import LeaseKeeper
-from tablehub.server.store.redis_keys import key, pack, table_of, unpack
+from tablehub.server.store.redis_keys import (
+    index_keys,
+    key,
+    pack,
+    table_of,
+    translated,
+    unpack,
+)
+from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.redis")
 
@@ -36,6 +45,9 @@ LEASE_MS = int(os.environ.get("TABLEHUB_LEASE_MS", "3000"))
 FORWARD_TIMEOUT_S = max(0.2, min(1.0, LEASE_MS / 2000))
 """Per attempt; the hub retries (same command id) and takes over a dead owner's table,
 so failover after a crash takes about max(lease, this)."""
+REPLICA_WAIT_MS = 1000
+"""``replica`` durability: how long a write waits for a replica's confirmation."""
+DUE_PER_SWEEP = 50
 
 _ACQUIRE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
@@ -54,16 +66,24 @@ return 0
 class RedisBus(Bus):
     multi_process = True
 
-    def __init__(self, url: str, client: Any, process_id: str) -> None:
+    index_shards = 1
+
+    def __init__(self, url: str, client: Any, process_id: str, durability: str) -> None:
         """``client``: the store's ``redis.asyncio.Redis`` (shared; the store closes it)."""
         super().__init__()
         self.url = url
         self.redis = client
         self.process_id = process_id
+        self.durability = durability
         self._acquire_script = self.redis.register_script(_ACQUIRE)
         self._release_script = self.redis.register_script(_RELEASE)
         self._leases = LeaseKeeper(
-            url, self.process_id, LEASE_MS, lambda t: key(t, "lease"), self._lease_lost
+            url,
+            self.process_id,
+            LEASE_MS,
+            lambda t: key(t, "lease"),
+            self._lease_lost,
+            self._lease_client(),
         )
         self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
         self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}
@@ -101,19 +121,34 @@ class RedisBus(Bus):
 
     # -- ownership ----------------------------------------------------------------------
 
+    def _lease_client(self) -> Any:
+        """The lease thread's own synchronous client."""
+        return redis.Redis.from_url(self.url, socket_timeout=LEASE_MS / 2000)
+
+    @translated
     async def acquire(self, table: str) -> int | None:
-        """Take the table's lease if nobody holds it; the new epoch, or None."""
-        epoch = int(
-            await self._acquire_script(
-                keys=[key(table, "lease"), key(table, "epoch"), key(table, "ver")],
-                args=[self.process_id, LEASE_MS],
-            )
-        )
+        """Take the table's lease if nobody holds it; the new epoch, or None.
+
+        With ``replica`` durability the new epoch must reach a replica first: a
+        failover must never hand the same epoch to a second owner."""
+        keys = [key(table, "lease"), key(table, "epoch"), key(table, "ver")]
+        args = [self.process_id, LEASE_MS]
+        if self.durability == "replica":
+            async with self.redis.pipeline(transaction=False) as pipe:
+                await self._acquire_script(keys=keys, args=args, client=pipe)
+                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
+                reply, replicas = await pipe.execute()
+            if int(reply) >= 0 and not int(replicas) >= 1:
+                raise StoreUnavailable(f"table {table}: no replica confirmed the new epoch")
+        else:
+            reply = await self._acquire_script(keys=keys, args=args)
+        epoch = int(reply)
         if epoch < 0:
             return None
         self._leases.hold(table, epoch)
         return epoch
 
+    @translated
     async def release(self, table: str, epoch: int) -> None:
         self._leases.drop(table)
         self._inbox_handlers.pop(table, None)
@@ -129,9 +164,23 @@ class RedisBus(Bus):
     def shedding(self) -> str | None:
         return self._leases.shedding
 
+    @translated
     async def due_deadlines(self, now_ms: int) -> list[str]:
-        ids = await self.redis.zrangebyscore("th:deadlines", "-inf", now_ms, start=0, num=50)
-        return [i.decode() for i in ids]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in index_keys("deadlines", self.index_shards):
+                pipe.zrangebyscore(name, "-inf", now_ms, start=0, num=DUE_PER_SWEEP)
+            shards = await pipe.execute()
+        return [i.decode() for shard in shards for i in shard][:DUE_PER_SWEEP]
+
+    # -- what differs on Redis Cluster (redis_cluster.py) ---------------------------------
+
+    async def _get_many(self, names: list[str]) -> list[Any]:
+        """``GET`` of many keys (one ``MGET``; split by slot on a cluster)."""
+        return list(await self.redis.mget(names))
+
+    def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
+        """Queue a message on a table's channel (``SPUBLISH`` on a cluster)."""
+        pipe.publish(channel, data)
 
     # -- fan-out across processes ---------------------------------------------------------
 
@@ -146,10 +195,11 @@ class RedisBus(Bus):
         if self._pubsub is not None:
             await self._pubsub.unsubscribe(key(table, "ch"), key(table, "pres"))
 
+    @translated
     async def latest_versions(self, tables: list[str]) -> dict[str, int]:
         if not tables:
             return {}
-        values = await self.redis.mget([key(t, "ver") for t in tables])
+        values = await self._get_many([key(t, "ver") for t in tables])
         return {t: int(v) for t, v in zip(tables, values, strict=True) if v is not None}
 
     async def _listen(self) -> None:
@@ -193,6 +243,7 @@ class RedisBus(Bus):
 
     # -- forwarding commands to the owner -------------------------------------------------
 
+    @translated
     async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
         """Send a command to the table's owner; its reply ({"ok": …} or {"error": …})."""
         rid = next(self._reply_ids)
@@ -209,6 +260,7 @@ class RedisBus(Bus):
         finally:
             self._replies.pop(rid, None)
 
+    @translated
     async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
         """Handle commands forwarded to ``table`` (from now on) with ``handler``."""
         last = await self.redis.xrevrange(key(table, "in"), count=1)
@@ -216,7 +268,7 @@ class RedisBus(Bus):
         self._inbox_handlers[table] = handler
 
     async def _read_inboxes(self) -> None:
-        reader: Any = aioredis.Redis.from_url(self.url)
+        reader: Any = aioredis.Redis.from_url(self.url, socket_timeout=2.0)
         try:
             while True:
                 streams = {key(t, "in"): self._inbox_ids[t] for t in self._inbox_handlers}
@@ -253,21 +305,23 @@ class RedisBus(Bus):
 
     # -- presence across processes --------------------------------------------------------
 
+    @translated
     async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hset(key(table, "pres"), self.process_id, pack(presence))
             pipe.pexpire(key(table, "pres"), 24 * 3600 * 1000)
-            pipe.publish(key(table, "pres"), b"")
+            self._publish(pipe, key(table, "pres"), b"")
             pipe.set(f"th:proc:{self.process_id}", 1, px=LEASE_MS * 2)
             await pipe.execute()
 
+    @translated
     async def presence(self, table: str) -> list[dict[str, Any]]:
         """Presence of every live process (those whose heartbeat key exists)."""
         entries = await self.redis.hgetall(key(table, "pres"))
         if not entries:
             return []
         procs = [p.decode() for p in entries]
-        alive = await self.redis.mget([f"th:proc:{p}" for p in procs])
+        alive = await self._get_many([f"th:proc:{p}" for p in procs])
         return [
             unpack(entries[p.encode()])
             for p, ok in zip(procs, alive, strict=True)

@@ -3,9 +3,42 @@ layout is described in ``redis.py``)."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import msgpack
+from redis import exceptions as redis_errors
+from redis.crc import key_slot
+
+from tablehub.server.config import DURABILITIES
+from tablehub.server.tables.journal import StoreError, StoreUnavailable
+
+_UNREACHABLE = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.BusyLoadingError,
+    redis_errors.ReadOnlyError,
+    redis_errors.ClusterDownError,
+    redis_errors.ClusterError,
+    redis_errors.TryAgainError,
+    redis_errors.MovedError,
+    redis_errors.AskError,
+    OSError,
+    TimeoutError,
+)
+"""Redis errors that mean "not reachable now" (down, restarting, failing over)."""
+
+
+def store_error(err: BaseException) -> StoreError:
+    """``err`` from redis-py as the store's error: :class:`StoreUnavailable` when Redis
+    could not be reached (retryable), else :class:`StoreError`."""
+    if isinstance(err, StoreError):
+        return err
+    if isinstance(err, _UNREACHABLE):
+        return StoreUnavailable(f"redis is unreachable: {err}")
+    return StoreError(f"redis refused: {err}")
 
 
 def key(table: str, name: str) -> str:
@@ -25,3 +58,58 @@ def pack(value: Any) -> bytes:
 
 def unpack(blob: bytes) -> Any:
     return msgpack.unpackb(blob, raw=False, strict_map_key=False)
+
+
+def index_key(kind: str, table: str, shards: int) -> str:
+    """The sorted set of kind ``tables`` or ``deadlines`` that lists ``table``.
+
+    One Redis: the global ``th:tables`` / ``th:deadlines``.  Redis Cluster: one of
+    ``shards`` sets ``th:{ixN}:<kind>`` (N from the table's hash slot), so no command
+    touches two slots; readers go through :func:`index_keys`.
+    """
+    if shards == 1:
+        return f"th:{kind}"
+    return f"th:{{ix{key_slot(table.encode()) % shards}}}:{kind}"
+
+
+def index_keys(kind: str, shards: int) -> list[str]:
+    """Every sorted set of ``kind`` (see :func:`index_key`)."""
+    if shards == 1:
+        return [f"th:{kind}"]
+    return [f"th:{{ix{n}}}:{kind}" for n in range(shards)]
+
+
+def split_durability(url: str) -> tuple[str, str]:
+    """The store URL without its ``durability=`` query parameter, and that durability
+    (``memory`` when absent): what an ``ok`` waits for (docs/design.md "Past one Redis")."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query)
+    chosen = [v for k, v in query if k == "durability"]
+    durability = chosen[-1] if chosen else "memory"
+    if durability not in DURABILITIES:
+        raise ValueError(
+            f"durability={durability} in the store URL: use one of {', '.join(DURABILITIES)}"
+        )
+    rest = urlencode([(k, v) for k, v in query if k != "durability"])
+    return urlunsplit(parts._replace(query=rest)), durability
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def translated(
+    method: Callable[P, Coroutine[Any, Any, R]],
+) -> Callable[P, Coroutine[Any, Any, R]]:
+    """``method`` raising the store's errors (:func:`store_error`) for redis-py's."""
+
+    @functools.wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except TimeoutError:
+            raise  # asyncio's: an answer (a forwarded command's) that did not come in time
+        except (redis_errors.RedisError, OSError) as err:
+            raise store_error(err) from err
+
+    return wrapper

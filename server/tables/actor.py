@@ -49,8 +49,8 @@ from tablehub.server.tables.core import (
     game_of,
     handle,
 )
-from tablehub.server.tables.errors import TableError
-from tablehub.server.tables.journal import Journal, VersionConflict
+from tablehub.server.tables.errors import TableError, unavailable
+from tablehub.server.tables.journal import Journal, StoreUnavailable, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
 
 __all__ = [
@@ -151,6 +151,9 @@ class TableActor:
                 command, future = await self.queue.get()
                 try:
                     await self._handle(command, future)
+                except asyncio.CancelledError:  # stopped mid-command (its lease was lost)
+                    _resolve(future, exc=_moving())
+                    raise
                 except Exception as err:  # a server bug: the table stays as it was
                     log.exception("table %s: command %r failed", self.record.table, command)
                     _resolve(future, exc=TableError("internal_error", str(err)[:200]))
@@ -160,10 +163,7 @@ class TableActor:
             if self._timer is not None:
                 self._timer.cancel()
             while not self.queue.empty():
-                _resolve(
-                    self.queue.get_nowait()[1],
-                    exc=TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS),
-                )
+                _resolve(self.queue.get_nowait()[1], exc=_moving())
 
     async def _handle(self, command: Command, future: asyncio.Future[Any]) -> None:
         if isinstance(command, BotMove):
@@ -174,7 +174,14 @@ class TableActor:
         decision = handle(self.table, command, self.clock_ms())
         if decision.warning is not None:
             log.error("table %s: %s", self.record.table, decision.warning)
-        if not await self._execute(decision):
+        try:
+            executed = await self._execute(decision)
+        except StoreUnavailable:
+            # Stored or not, nobody knows until the table is read back: stop here too.
+            self.lost = True
+            _resolve(future, exc=unavailable())
+            return
+        if not executed:
             _resolve(
                 future,
                 exc=TableError(
@@ -229,6 +236,10 @@ class TableActor:
                 log.warning("table %s: %r not done: %s", table, command, done.exception())
 
         self.submit(command).add_done_callback(refused)
+
+
+def _moving() -> TableError:
+    return TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS)
 
 
 def _resolve(future: asyncio.Future[Any], value: Any = None, exc: Exception | None = None) -> None:

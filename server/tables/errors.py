@@ -12,3 +12,16 @@ class TableError(Exception):
         self.code = code
         self.message = message
         self.retry_ms = retry_ms
+
+
+RETRY_UNAVAILABLE_MS = 1000
+
+
+def unavailable() -> TableError:
+    """The store cannot be reached (Redis down, restarting or failing over): retryable;
+    an ``act`` refused so may or may not have been stored."""
+    return TableError(
+        "unavailable",
+        "the server cannot reach its game storage just now; try again shortly",
+        RETRY_UNAVAILABLE_MS,
+    )

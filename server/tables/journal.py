@@ -19,6 +19,12 @@ class VersionConflict(StoreError):
     """The table is not at the expected version (or the epoch is stale)."""
 
 
+class StoreUnavailable(StoreError):
+    """The store could not be reached (or, with ``replica`` durability, no replica
+    confirmed the write in time).  A commit that raised it may or may not be stored:
+    the table must be reloaded before its next commit."""
+
+
 class Journal(Protocol):
     async def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0

@@ -146,19 +146,27 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
 
+    async def store_up() -> bool:
+        up = await hub.store.reachable()
+        metrics.STORE_UP.set(int(up))
+        return up
+
     async def healthz(request: Request) -> Response:
         shedding = hub.bus.shedding
+        store_ok = await store_up()
         return JSONResponse(
             {
                 "ok": True,
                 "store": hub.store.url,
                 "tables": len(hub.live),
+                "store_ok": store_ok,
                 "shedding": shedding is not None,
                 "why": shedding or "",
             }
         )
 
     async def metrics_endpoint(request: Request) -> Response:
+        await store_up()
         metrics.TABLES.clear()
         for live in hub.live.values():
             record = live.record

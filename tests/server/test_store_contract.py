@@ -1,4 +1,5 @@
-"""One behaviour suite for every store backend (memory:// and redis://)."""
+"""One behaviour suite for every store backend (memory://, redis:// and
+redis+cluster:// on a local Redis Cluster)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,29 @@ import pytest
 
 from tablehub.server.games import get_game
 from tablehub.server.store import Store, StoreError, VersionConflict, open_store
-from tablehub.server.store.redis import SNAPSHOT_EVERY, RedisStore
+from tablehub.server.store.redis import SNAPSHOT_EVERY
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[Store]:
-    opened = open_store("memory://" if request.param == "memory" else redis_url)
+@pytest.fixture(params=["redis", "redis-cluster"])
+def shared_url(request: pytest.FixtureRequest) -> str:
+    """A store URL several processes share: one Redis, or a Redis Cluster."""
+    if request.param == "redis":
+        url: str = request.getfixturevalue("redis_url")
+        return url
+    nodes = request.getfixturevalue("redis_cluster")
+    return f"{nodes.url}?durability=replica"
+
+
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[Store]:
+    if request.param == "memory":
+        url = "memory://"
+    elif request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+    else:
+        url = request.getfixturevalue("redis_cluster").url
+    opened = open_store(url)
     await opened.start()
     yield opened
     await opened.close()
@@ -107,8 +124,8 @@ async def test_delete_forgets_the_table(store: Store) -> None:
     assert await store.load(record.table) is None
 
 
-async def test_a_stale_epoch_is_refused(redis_url: str) -> None:
-    first, second = RedisStore(redis_url), RedisStore(redis_url)
+async def test_a_stale_epoch_is_refused(shared_url: str) -> None:
+    first, second = open_store(shared_url), open_store(shared_url)
     await first.start()
     await second.start()
     try:
@@ -135,10 +152,10 @@ async def test_a_stale_epoch_is_refused(redis_url: str) -> None:
         await second.close()
 
 
-async def test_racing_processes_never_commit_the_same_version_twice(redis_url: str) -> None:
+async def test_racing_processes_never_commit_the_same_version_twice(shared_url: str) -> None:
     """Two store instances (two 'processes'), many concurrent submitters, each trying to
     commit the next version with the epoch it believes in."""
-    stores = [RedisStore(redis_url), RedisStore(redis_url)]
+    stores = [open_store(shared_url), open_store(shared_url)]
     for s in stores:
         await s.start()
     try:

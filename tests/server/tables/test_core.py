@@ -164,7 +164,9 @@ def test_acts_the_table_or_the_game_refuses_change_nothing() -> None:
     playing = seated("brix")
     seat = playing.status["to_act"][0]
     action = game.legal_actions(playing.record.state, seat)[0]
-    finished = Table(dataclasses.replace(playing.record, status=TableStatus.FINISHED), playing.status)
+    finished = Table(
+        dataclasses.replace(playing.record, status=TableStatus.FINISHED), playing.status
+    )
     cases = [
         (waiting("brix"), Act(0, action), "not_started"),
         (finished, Act(seat, action), "finished"),

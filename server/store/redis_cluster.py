@@ -1,0 +1,385 @@
+"""``redis+cluster://host:port,host:port,…``: the Redis store and bus on Redis Cluster.
+
+Theory of operation (docs/design.md "Past one Redis"):
+
+* Every key of a table carries the hash tag ``{T}``, so each Lua script (commit,
+  acquire, release, lease renewal) touches one slot.  The commit is sent with
+  ``EVAL``: a replica promoted by a failover starts with an empty script cache.
+* Nothing crosses slots.  The table listing and the deadline index are split into
+  ``INDEX_SHARDS`` sorted sets ``th:{ixN}:tables`` / ``th:{ixN}:deadlines`` (a table
+  goes to shard ``slot(T) % INDEX_SHARDS``); the lobby and the deadline sweeper read
+  every shard and merge.  Reads that used ``MGET`` across tables (versions, presence
+  heartbeats) are split by slot.
+* Fan-out is sharded pub/sub (``SPUBLISH``/``SSUBSCRIBE``): a table's commits and
+  presence go to ``th:{T}:ch`` / ``th:{T}:pres`` on the shard that holds the table,
+  never broadcast to the whole cluster.  Forwarded commands reach the owner on
+  ``th:{T}:in`` and replies come back on ``th:reply:{process}``, both sharded
+  channels (a stream read across several tables' keys would cross slots); a command
+  lost in a failover is retried by its sender with the same command id.
+* Group commit per master: the commits of one loop iteration are grouped by the master
+  serving their slot and sent as one pipeline per master, on a connection of its own
+  (:class:`NodePipelines`).  With ``replica`` durability each pipeline ends with
+  ``WAIT 1`` on that same connection, so an ``ok`` goes out only once a replica has
+  every commit of the pipeline; a commit no replica confirmed in time is answered
+  ``unavailable``.  Index updates follow in a separate cluster pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.maint_notifications import MaintNotificationsConfig
+
+from tablehub.server.store.redis import (
+    _COMMIT,
+    SOCKET_TIMEOUT_S,
+    RedisStore,
+    settle_commits,
+)
+from tablehub.server.store.redis_bus import (
+    _ACQUIRE,
+    FORWARD_TIMEOUT_S,
+    LEASE_MS,
+    REPLICA_WAIT_MS,
+    RedisBus,
+)
+from tablehub.server.store.redis_keys import (
+    key,
+    pack,
+    store_error,
+    table_of,
+    translated,
+    unpack,
+)
+from tablehub.server.tables.journal import StoreUnavailable
+
+log = logging.getLogger("tablehub.redis")
+
+SCHEME = "redis+cluster://"
+INDEX_SHARDS = 16
+"""Sorted sets per index: enough to spread the lobby's and the sweeper's reads over
+the masters; each read merges all of them."""
+NODE_CONNECTIONS = 512
+"""Connections per node: redis-py's cluster pool fails past it instead of waiting
+(seen at 400 acts/s over two hubs with 64)."""
+_COMMIT_SHARDED = _COMMIT.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'")
+
+
+def startup_nodes(address: str) -> list[tuple[str, int]]:
+    """``redis+cluster://h1:p1,h2:p2`` as ``[(h1, p1), (h2, p2)]``."""
+    hosts = urlsplit(address).netloc.rsplit("@", 1)[-1]
+    nodes = []
+    for item in filter(None, hosts.split(",")):
+        host, _, port = item.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"{SCHEME} URL: {item!r} is not host:port")
+        nodes.append((host, int(port)))
+    if not nodes:
+        raise ValueError(f"{SCHEME} URL names no node (e.g. {SCHEME}10.0.0.1:7000,10.0.0.2:7000)")
+    return nodes
+
+
+class NodePipelines:
+    """Pipelines sent to the master that serves a key, each on one connection, so a
+    trailing ``WAIT`` covers exactly the writes before it."""
+
+    def __init__(self, cluster: Any, wait_for_replica: bool) -> None:
+        self.cluster = cluster
+        self.wait_for_replica = wait_for_replica
+        self._clients: dict[str, Any] = {}
+        self._refreshing: asyncio.Task[None] | None = None
+
+    def node_of(self, name: str) -> Any:
+        return self.cluster.get_node_from_key(name)
+
+    def _client(self, node: Any) -> Any:
+        client = self._clients.get(node.name)
+        if client is None:
+            client = aioredis.Redis(
+                host=node.host,
+                port=node.port,
+                socket_timeout=SOCKET_TIMEOUT_S,
+                socket_connect_timeout=SOCKET_TIMEOUT_S / 2,
+                max_connections=64,
+            )
+            self._clients[node.name] = client
+        return client
+
+    async def run(self, node: Any, queue: Callable[[Any], None]) -> tuple[list[Any], bool]:
+        """Queue commands (``queue(pipeline)``) for ``node`` and send them: their
+        replies, and whether a replica confirmed them (always true without ``WAIT``).
+        An unreachable or moved node refreshes the slot map and raises."""
+        try:
+            async with self._client(node).pipeline(transaction=False) as pipe:
+                queue(pipe)
+                if self.wait_for_replica:
+                    pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
+                replies = await pipe.execute(raise_on_error=False)
+        except Exception:
+            self.refresh()
+            raise
+        if any(isinstance(r, redis.exceptions.MovedError) for r in replies):
+            self.refresh()
+        if not self.wait_for_replica:
+            return replies, True
+        waited = replies.pop()
+        return replies, isinstance(waited, int) and waited >= 1
+
+    def refresh(self) -> None:
+        """Reload the slot map in the background (once at a time)."""
+        if self._refreshing is None or self._refreshing.done():
+            self._refreshing = asyncio.get_running_loop().create_task(self._refresh())
+
+    async def _refresh(self) -> None:
+        try:
+            await self.cluster.nodes_manager.initialize()
+        except Exception as err:  # the next failing pipeline tries again
+            log.warning("redis cluster: slot map refresh failed: %s", err)
+
+    async def close(self) -> None:
+        if self._refreshing is not None:
+            self._refreshing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._refreshing
+        for client in self._clients.values():
+            await client.aclose()
+
+
+class RedisClusterStore(RedisStore):
+    index_shards = INDEX_SHARDS
+
+    def _connect(self, address: str) -> Any:
+        nodes = [ClusterNode(host, port) for host, port in startup_nodes(address)]
+        self.nodes = NodePipelines(
+            RedisCluster(
+                startup_nodes=nodes,
+                max_connections=NODE_CONNECTIONS,
+                # Redis Enterprise's notifications: Redis 7 refuses the handshake.
+                maint_notifications_config=MaintNotificationsConfig(enabled=False),
+                socket_timeout=SOCKET_TIMEOUT_S,
+                socket_connect_timeout=SOCKET_TIMEOUT_S / 2,
+            ),
+            self.durability == "replica",
+        )
+        return self.nodes.cluster
+
+    def _make_bus(self, address: str, process_id: str) -> RedisBus:
+        return RedisClusterBus(address, self.redis, process_id, self.durability, self.nodes)
+
+    async def close(self) -> None:
+        await self.bus.close()
+        await self.nodes.close()
+        await self.redis.aclose()
+
+    async def _flush(
+        self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
+    ) -> None:
+        """Group commit: one pipeline per master (see the module's docstring)."""
+        groups: dict[str, tuple[Any, list[int]]] = {}
+        for index, (keys, *_) in enumerate(batch):
+            try:
+                node = self.nodes.node_of(keys[0])
+            except Exception as err:
+                settle_commits([batch[index][3]], err)
+                continue
+            groups.setdefault(node.name, (node, []))[1].append(index)
+        await asyncio.gather(
+            *(self._flush_node(node, [batch[i] for i in part]) for node, part in groups.values())
+        )
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for _, _, ops, _ in batch:
+                    for op, *op_args in ops:
+                        getattr(pipe, op)(*op_args)
+                await pipe.execute()
+        except Exception as err:  # the listing catches up with the table's next commit
+            log.warning("redis cluster: index update failed: %s", err)
+
+    async def _flush_node(
+        self, node: Any, part: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
+    ) -> None:
+        def queue(pipe: Any) -> None:
+            for keys, args, _, _ in part:
+                pipe.eval(_COMMIT_SHARDED, len(keys), *keys, *args)
+
+        futures = [future for *_, future in part]
+        try:
+            replies, replicated = await self.nodes.run(node, queue)
+        except Exception as err:
+            settle_commits(futures, err)
+            return
+        settle_commits(futures, replies, replicated)
+
+
+class RedisClusterBus(RedisBus):
+    """The bus over sharded pub/sub (see the module's docstring)."""
+
+    index_shards = INDEX_SHARDS
+
+    def __init__(
+        self, url: str, client: Any, process_id: str, durability: str, nodes: NodePipelines
+    ) -> None:
+        super().__init__(url, client, process_id, durability)
+        self.nodes = nodes
+        self._reply_channel = f"th:reply:{{{process_id}}}"
+
+    def _lease_client(self) -> Any:
+        return redis.RedisCluster(
+            startup_nodes=[
+                redis.cluster.ClusterNode(h, p)  # type: ignore[no-untyped-call]
+                for h, p in startup_nodes(self.url)
+            ],
+            socket_timeout=LEASE_MS / 2000,
+            socket_connect_timeout=LEASE_MS / 2000,
+        )
+
+    async def start(self) -> None:
+        self._leases.start(asyncio.get_running_loop())
+        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        await self._pubsub.ssubscribe(self._reply_channel)
+        self._tasks = [asyncio.create_task(self._listen(), name="redis-cluster-pubsub")]
+
+    # -- ownership ----------------------------------------------------------------------
+
+    @translated
+    async def acquire(self, table: str) -> int | None:
+        """As on one Redis, on the master of the table's slot (with ``replica``
+        durability the new epoch must reach a replica: a failover must never hand the
+        same epoch to a second owner)."""
+        keys = [key(table, "lease"), key(table, "epoch"), key(table, "ver")]
+
+        def queue(pipe: Any) -> None:
+            pipe.eval(_ACQUIRE, len(keys), *keys, self.process_id, LEASE_MS)
+
+        (reply,), replicated = await self.nodes.run(self.nodes.node_of(keys[0]), queue)
+        if isinstance(reply, Exception):
+            raise store_error(reply)
+        if int(reply) >= 0 and not replicated:
+            raise StoreUnavailable(f"table {table}: no replica confirmed the new epoch")
+        epoch = int(reply)
+        if epoch < 0:
+            return None
+        self._leases.hold(table, epoch)
+        return epoch
+
+    async def release(self, table: str, epoch: int) -> None:
+        await super().release(table, epoch)
+        await self._stop_inbox(table)
+
+    def _lease_lost(self, table: str, epoch: int) -> None:
+        super()._lease_lost(table, epoch)
+        asyncio.get_running_loop().create_task(self._stop_inbox(table))
+
+    async def _stop_inbox(self, table: str) -> None:
+        with contextlib.suppress(Exception):  # its node may be the one that failed
+            await self._pubsub.sunsubscribe(key(table, "in"))
+
+    # -- fan-out ------------------------------------------------------------------------
+
+    @translated
+    async def watch(self, table: str, on_commit: Callable[[Any], None]) -> None:
+        self._watchers[table] = on_commit
+        await self._pubsub.ssubscribe(key(table, "ch"))
+
+    @translated
+    async def unwatch(self, table: str) -> None:
+        self._watchers.pop(table, None)
+        self._presence_listeners.pop(table, None)
+        if self._pubsub is not None:
+            await self._pubsub.sunsubscribe(key(table, "ch"), key(table, "pres"))
+
+    @translated
+    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
+        self._presence_listeners[table] = listener
+        await self._pubsub.ssubscribe(key(table, "pres"))
+
+    async def _get_many(self, names: list[str]) -> list[Any]:
+        return list(await self.redis.mget_nonatomic(names))
+
+    def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
+        pipe.spublish(channel, data)
+
+    async def _listen(self) -> None:
+        """One reader per node the sharded subscriptions live on (redis-py moves them to
+        the new master after a failover; a reader is started for each new node)."""
+        readers: dict[int, asyncio.Task[None]] = {}
+        try:
+            while True:
+                current = {id(p): p for p in list(self._pubsub.node_pubsub_mapping.values())}
+                for ident, node_pubsub in current.items():
+                    if ident not in readers or readers[ident].done():
+                        readers[ident] = asyncio.create_task(self._read_node(node_pubsub))
+                for ident in [i for i in readers if i not in current]:
+                    readers.pop(ident).cancel()
+                await asyncio.sleep(0.05)
+        finally:
+            for task in readers.values():
+                task.cancel()
+
+    async def _read_node(self, node_pubsub: Any) -> None:
+        failing = False
+        while True:
+            try:
+                message = await node_pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            except Exception as err:
+                if not failing:  # once per outage of this node, not every retry
+                    log.warning("sharded pub/sub failed, retrying: %s", err)
+                failing = True
+                self.nodes.refresh()
+                await asyncio.sleep(0.2)
+                continue
+            failing = False
+            if message is None or message["type"] != "smessage":
+                continue
+            channel = message["channel"].decode()
+            try:
+                self._on_sharded(channel, message["data"])
+            except Exception:
+                log.exception("bad pub/sub message on %s", channel)
+
+    def _on_sharded(self, channel: str, data: bytes) -> None:
+        if channel == self._reply_channel:
+            self._on_message("th:reply:", data)
+        elif channel.endswith(":in"):
+            table = table_of(channel)
+            handler = self._inbox_handlers.get(table)
+            if handler is not None:
+                asyncio.get_running_loop().create_task(self._serve(table, handler, unpack(data)))
+        else:
+            self._on_message(channel, data)
+
+    # -- forwarding ---------------------------------------------------------------------
+
+    @translated
+    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
+        rid = next(self._reply_ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._replies[rid] = future
+        try:
+            message = {"cmd": command, "reply": self._reply_channel, "rid": rid}
+            await self.redis.spublish(key(table, "in"), pack(message))
+            return await asyncio.wait_for(future, FORWARD_TIMEOUT_S)
+        finally:
+            self._replies.pop(rid, None)
+
+    @translated
+    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
+        self._inbox_handlers[table] = handler
+        await self._pubsub.ssubscribe(key(table, "in"))
+
+    async def _serve(
+        self, table: str, handler: Callable[[dict[str, Any]], Any], message: dict[str, Any]
+    ) -> None:
+        try:
+            reply = {"rid": message["rid"], **(await handler(message["cmd"]))}
+            await self.redis.spublish(message["reply"], pack(reply))
+        except Exception:  # the sender retries (same command id) or times out
+            log.exception("forwarded command for table %s failed", table)

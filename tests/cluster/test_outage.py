@@ -1,0 +1,110 @@
+"""Redis down for 5 s mid-game (issue 18): the hub keeps every socket open, answers
+``unavailable`` (retryable) instead of hanging or acknowledging what is not stored, says
+so in ``/healthz``, and resumes by itself; every acknowledged move is in the log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import tempfile
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from tablehub.loadtest.topology import free_port, wait_for
+from tests.cluster.test_cluster import assert_acked_exactly_once
+from tests.cluster.test_redis_cluster import Players, read_log
+from tests.conftest import start_hub, stop_hub
+
+DOWN_S = 5.0
+"""How long Redis stays down (the outage itself, not a wait for anything)."""
+
+
+class RestartableRedis:
+    """A redis-server that fsyncs every write before answering (so ``kill -9`` loses
+    nothing it acknowledged) and restarts on the same port and files."""
+
+    def __init__(self, bind: tuple[str, ...] = ("127.0.0.1",)) -> None:
+        self.bind = bind
+        self.port = free_port()
+        self.folder = tempfile.mkdtemp(prefix="tablehub-outage-")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        args = ["redis-server", "--port", str(self.port), "--bind", *self.bind]
+        args += ["--dir", self.folder, "--save", "", "--appendonly", "yes"]
+        args += ["--appendfsync", "always", "--protected-mode", "no"]  # bound explicitly
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+        self.proc = proc
+        wait_for(lambda: proc.poll() is None and _answers(self.port), "redis-server")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _answers(port: int) -> bool:
+    done = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, timeout=5)
+    return done.stdout.strip() == b"PONG"
+
+
+def _health(http: str) -> dict[str, object]:
+    with urllib.request.urlopen(f"{http}/healthz", timeout=5) as response:
+        health: dict[str, object] = json.load(response)
+        return health
+
+
+@pytest.fixture
+def restartable_redis() -> Iterator[RestartableRedis]:
+    redis = RestartableRedis()
+    redis.start()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+
+
+async def test_redis_down_for_five_seconds_mid_game(restartable_redis: RestartableRedis) -> None:
+    redis = restartable_redis
+    hub = await start_hub(redis.url)
+    try:
+        ann = await hub.connect("ann")
+        bo = await hub.connect("bo")
+        table = await ann.create_table("nmbr9", 2, seed=3)
+        await ann.join(table)
+        await bo.join(table)
+        players = Players([ann, bo], table)
+        game = asyncio.create_task(players.play())
+        await players.until_acked(10)
+        redis.kill()
+        refused_before = players.refused
+        await asyncio.sleep(DOWN_S)
+        health = await asyncio.to_thread(_health, hub.http)
+        assert health["store_ok"] is False
+        assert players.refused > refused_before, "acts were answered, not left hanging"
+        assert not ann.closed.done() and not bo.closed.done(), "every socket stays open"
+        acked_while_down = len(players.acked)
+        redis.start()
+        await game
+        assert len(players.acked) > acked_while_down, "the hub resumed by itself"
+        assert (await asyncio.to_thread(_health, hub.http))["store_ok"] is True
+        assert_acked_exactly_once(await read_log(redis.url, table), players.acked)
+        for conn in (ann, bo):
+            final = await conn.wait_for(table, lambda m: m.view["status"] == "finished")
+            assert final.mismatches == 0
+            await conn.close()
+    finally:
+        await stop_hub(hub)
