@@ -32,6 +32,7 @@ from tablehub.server.tables.actor import (
 )
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.feed import TableFeed
+from tablehub.server.tables.idempotency import key_digest
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.hub")
@@ -135,8 +136,20 @@ class Hub:
         return [game.describe() for game in all_games()]
 
     async def create_table(
-        self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
+        self,
+        game_id: str,
+        seats: int,
+        options: dict[str, Any] | None,
+        name: str = "",
+        key: str | None = None,
     ) -> str:
+        """A new table's id; with an idempotency ``key``, the table that key made
+        already if there is one (protocol README "Idempotent requests and retries")."""
+        digest = None if key is None else key_digest(key)
+        if digest is not None:  # [idempotency] a retry: the table it made is the answer
+            made = await self.store.keyed_table(game_id, digest)
+            if made is not None:
+                return made
         shedding = self.store.shedding
         if shedding is not None:  # running late: take no new tables before leases suffer
             metrics.SHED.inc()
@@ -187,8 +200,14 @@ class Hub:
             name=name,
             created_ms=now,
             updated_ms=now,
+            create_key=digest,
         )
         await self.store.create(record)
+        if digest is not None:  # [idempotency] a racing retry may have made it first
+            made = await self.store.claim_key(game_id, digest, record.table)
+            if made != record.table:
+                await self.store.delete(record.table)
+                return made
         self._unused.add(record.table)
         self._lobby_changed()
         return record.table

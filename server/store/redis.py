@@ -14,9 +14,12 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
     th:{T}:in     stream: commands forwarded to the owner by other processes
     th:{T}:ch     pub/sub channel: every commit ({"meta", "entry"})
     th:{T}:pres   hash process -> msgpack presence of that process's sockets
+    th:{T}:keys   hash seat -> msgpack act keys of that seat and their answers
 
 plus the global ``th:tables`` (zset by update time), ``th:deadlines`` (zset by due
-time) and per-process ``th:reply:<process>`` channels for forwarded replies.
+time), per-process ``th:reply:<process>`` channels for forwarded replies, and
+``th:ckey:<game>:<digest>`` -> table for ``create_table`` keys (as long as the table
+lives).
 
 A commit is one Lua script on the ``{T}`` keys: it checks the expected version and
 the caller's epoch, stores meta and log entry (and a state snapshot every
@@ -50,6 +53,7 @@ import redis.asyncio as aioredis
 from tablehub.server import metrics
 from tablehub.server.store.base import RemoteCommit, Store, StoreError, VersionConflict
 from tablehub.server.store.leases import LeaseKeeper
+from tablehub.server.tables.idempotency import ActKeys
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 log = logging.getLogger("tablehub.redis")
@@ -76,6 +80,7 @@ if ARGV[5] ~= '' then
   redis.call('LPUSH', KEYS[7], ARGV[5])
   redis.call('LTRIM', KEYS[7], 0, {KEPT_SNAPSHOTS - 1})
 end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[8], ARGV[7], ARGV[8]) end
 redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
@@ -92,10 +97,16 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+_FORGET_KEY = _RELEASE
+"""Delete a ``th:ckey:…`` only while it still names the table being deleted."""
 
 
 def _k(table: str, name: str) -> str:
     return f"th:{{{table}}}:{name}"
+
+
+def _ckey(game: str, digest: str) -> str:
+    return f"th:ckey:{game}:{digest}"
 
 
 def _pack(value: Any) -> bytes:
@@ -132,6 +143,7 @@ class RedisStore(Store):
         self._commit_script = self.redis.register_script(_COMMIT)
         self._acquire_script = self.redis.register_script(_ACQUIRE)
         self._release_script = self.redis.register_script(_RELEASE)
+        self._forget_key_script = self.redis.register_script(_FORGET_KEY)
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
         self._flush_scheduled = False
         self._leases = LeaseKeeper(
@@ -195,7 +207,8 @@ class RedisStore(Store):
             pipe.get(_k(table, "meta"))
             pipe.get(_k(table, "snap"))
             pipe.get(_k(table, "ver"))
-            meta_blob, snap_blob, ver = await pipe.execute()
+            pipe.hgetall(_k(table, "keys"))
+            meta_blob, snap_blob, ver, act_keys = await pipe.execute()
         if meta_blob is None or snap_blob is None:
             return None
         meta, snap = _unpack(meta_blob), _unpack(snap_blob)
@@ -208,6 +221,7 @@ class RedisStore(Store):
         if record.version != version:  # meta of a later commit than the snapshot
             raise StoreError(f"table {table}: meta at {record.version}, version {version}")
         record.state = replay_from(record, snap["state"], entries)
+        record.act_keys = ActKeys.decoded(act_keys)
         return record
 
     async def commit(
@@ -218,7 +232,11 @@ class RedisStore(Store):
         snapshot = b""
         if record.version % SNAPSHOT_EVERY == 0 or str(record.status) == "finished":
             snapshot = _pack({"version": record.version, "state": record.state})
-        keys = [_k(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch", "snaps")]
+        names = ("meta", "ver", "epoch", "log", "snap", "ch", "snaps", "keys")
+        keys = [_k(t, n) for n in names]
+        seat_keys = b""  # an act with a key: that seat's act keys, rewritten
+        if "key" in entry:
+            seat_keys = record.act_keys.encoded(entry["seat"])
         args = [
             expected_version,
             epoch,
@@ -226,6 +244,8 @@ class RedisStore(Store):
             packed_entry,
             snapshot,
             _commit_message(meta, packed_entry, self._packed_process_id),
+            entry.get("seat", 0),
+            seat_keys,
         ]
         index_ops: list[Any] = [("zadd", "th:tables", {t: record.updated_ms})]
         if record.deadline is not None:
@@ -303,10 +323,31 @@ class RedisStore(Store):
         return out
 
     async def delete(self, table: str) -> None:
-        names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres")
+        meta = await self.redis.get(_k(table, "meta"))
+        names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres", "keys")
         await self.redis.delete(*[_k(table, n) for n in names])
+        meta = _unpack(meta) if meta is not None else {}
+        if meta.get("create_key") is not None:
+            name = _ckey(meta["game"], meta["create_key"])
+            await self._forget_key_script(keys=[name], args=[table])
         await self.redis.zrem("th:tables", table)
         await self.redis.zrem("th:deadlines", table)
+
+    async def keyed_table(self, game: str, digest: str) -> str | None:
+        table = await self.redis.get(_ckey(game, digest))
+        if table is None or not await self.redis.exists(_k(table.decode(), "ver")):
+            return None  # never made, or a table deleted halfway (its key outlived it)
+        return str(table.decode())
+
+    async def claim_key(self, game: str, digest: str, table: str) -> str:
+        name = _ckey(game, digest)
+        if await self.redis.set(name, table, nx=True):
+            return table
+        holder = await self.keyed_table(game, digest)
+        if holder is not None:
+            return holder
+        await self.redis.set(name, table)  # the key outlived its table: it is ours now
+        return table
 
     # -- ownership ----------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, BadOptions, Event, Game, GameError, State
 from tablehub.server.store.base import Store, VersionConflict
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.idempotency import RETRYABLE, key_digest, seat_token
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 log = logging.getLogger("tablehub.table")
@@ -61,6 +62,8 @@ class Join(Command):
     name: str
     seat: int | None
     token: str | None
+    key: str | None = None
+    """Idempotency key (protocol README "Idempotent requests and retries")."""
 
 
 @dataclass
@@ -77,6 +80,8 @@ class Act(Command):
     by: str = "player"
     cid: str | None = None
     """Command id of a forwarded command: a retry with the same id is not applied twice."""
+    key: str | None = None
+    """The client's idempotency key: a retry with it gets the first attempt's answer."""
 
 
 @dataclass
@@ -92,9 +97,21 @@ class BotMove(Command):
 def command_to_plain(command: Command) -> dict[str, Any]:
     """A command as plain data, to forward it to the table's owner in another process."""
     if isinstance(command, Act):
-        return {"k": "act", "seat": command.seat, "action": command.action, "cid": command.cid}
+        return {
+            "k": "act",
+            "seat": command.seat,
+            "action": command.action,
+            "cid": command.cid,
+            "key": command.key,
+        }
     if isinstance(command, Join):
-        return {"k": "join", "name": command.name, "seat": command.seat, "token": command.token}
+        return {
+            "k": "join",
+            "name": command.name,
+            "seat": command.seat,
+            "token": command.token,
+            "key": command.key,
+        }
     if isinstance(command, AddBot):
         return {"k": "add_bot", "seat": command.seat, "level": command.level}
     raise TypeError(f"{type(command).__name__} is not forwarded")
@@ -103,9 +120,9 @@ def command_to_plain(command: Command) -> dict[str, Any]:
 def command_from_plain(data: dict[str, Any]) -> Command:
     kind = data.get("k")
     if kind == "act":
-        return Act(data["seat"], data["action"], cid=data.get("cid"))
+        return Act(data["seat"], data["action"], cid=data.get("cid"), key=data.get("key"))
     if kind == "join":
-        return Join(data["name"], data.get("seat"), data.get("token"))
+        return Join(data["name"], data.get("seat"), data.get("token"), data.get("key"))
     if kind == "add_bot":
         return AddBot(data.get("seat"), data.get("level"))
     raise ValueError(f"unknown forwarded command {kind!r}")
@@ -223,9 +240,17 @@ class TableActor:
                 if seat.token_hash == digest and (cmd.seat is None or cmd.seat == i):
                     return {"seat": i, "token": cmd.token}
             raise TableError("unauthorized", "this token holds no seat at this table")
+        key_hash = None
+        if cmd.key is not None:  # a retry of a join that took a seat gets it back
+            key_hash = key_digest(cmd.key)
+            token = seat_token(self.record.table, cmd.key)
+            for i, seat in enumerate(seats):
+                if seat.key_hash == key_hash:
+                    return {"seat": i, "token": token}
+        else:
+            token = secrets.token_urlsafe(24)
         index = self._free_seat(cmd.seat)
-        token = secrets.token_urlsafe(24)
-        seat = Seat(name=cmd.name, token_hash=token_hash(token))
+        seat = Seat(name=cmd.name, token_hash=token_hash(token), key_hash=key_hash)
         await self._take_seat(index, seat)
         return {"seat": index, "token": token}
 
@@ -266,6 +291,22 @@ class TableActor:
     async def _act(self, cmd: Act) -> dict[str, Any]:
         if cmd.cid is not None and cmd.cid in self._done_cids:
             return {"version": self._done_cids[cmd.cid]}
+        if cmd.key is None:
+            return await self._apply(cmd, None)
+        digest = key_digest(cmd.key)
+        known = self.record.act_keys.answer(cmd.seat, digest)  # raises a remembered error
+        if known is not None:
+            return known
+        try:
+            return await self._apply(cmd, digest)
+        except TableError as err:
+            if err.code not in RETRYABLE:  # settled: a retry gets the same error
+                keys = self.record.act_keys.with_result(cmd.seat, digest, err)
+                self.record.act_keys = keys
+            raise
+
+    async def _apply(self, cmd: Act, digest: str | None) -> dict[str, Any]:
+        """Apply an act and commit it; with a key ``digest``, remember its version."""
         status = self.record.status
         if status is TableStatus.WAITING:
             raise TableError("not_started", "the table is waiting for players")
@@ -284,6 +325,10 @@ class TableActor:
         entry = {"k": "act", "seat": cmd.seat, "action": cmd.action, "by": cmd.by}
         if cmd.cid is not None:
             entry["cid"] = cmd.cid
+        if digest is not None:  # committed with the act: a new owner answers retries alike
+            version = self.record.version + 1
+            record.act_keys = record.act_keys.with_result(cmd.seat, digest, version)
+            entry["key"] = digest
         await self._commit(record, entry, events)
         if cmd.cid is not None:
             self.remember_cids([{"cid": cmd.cid, "v": self.record.version}])
