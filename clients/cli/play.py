@@ -91,6 +91,7 @@ class InteractivePlayer:
         """The deadline moved for us and what it played is not said yet."""
         self._text: GameText | None = None
         link.on_reconnecting = self.on_reconnecting
+        link.on_waiting = self.on_waiting
 
     @property
     def view(self) -> dict[str, Any]:
@@ -157,6 +158,11 @@ class InteractivePlayer:
 
     def on_reconnecting(self) -> None:
         self.messages = ["the connection to the server dropped — reconnecting…"]
+        self.draw()
+
+    def on_waiting(self, words: str) -> None:
+        """A request waits to be retried (the server is busy): say so until it is done."""
+        self.messages = [f"{words}…"]
         self.draw()
 
     # -- drawing -----------------------------------------------------------------------------
@@ -421,6 +427,8 @@ async def run_play(
             )
         elif kind == "bot":
             terminal.say(f"a bot took seat {fields['seat']}")
+        elif kind == "waiting":
+            terminal.say(f"{fields['message']}…")
 
     link = await take_seat(req, tokens, notify)
     names = await game_names(link.conn)
