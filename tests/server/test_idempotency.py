@@ -3,18 +3,12 @@ requests and retries"): a retry with the same key gets the first attempt's answe
 
 from __future__ import annotations
 
-import secrets
-
 import pytest
 
-from tablehub.clients.cli.connection import ServerError
+from tablehub.clients.cli.connection import ServerError, new_key
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import ACT_KEYS_PER_SEAT, ActKeys, key_digest
 from tests.conftest import RunningHub, start_hub, stop_hub
-
-
-def new_key() -> str:
-    return secrets.token_urlsafe(24)
 
 
 async def test_a_keyed_create_table_retried_anywhere_makes_one_table(hub: RunningHub) -> None:
