@@ -76,12 +76,14 @@ def waiting_words(kind: str, code: str, delay_s: float, attempt: int) -> str:
 
 
 class ServerError(Exception):
-    """An ``error`` reply: ``code`` is the stable wire code."""
+    """An ``error`` reply: ``code`` is the stable wire code; ``retry_ms`` is set when
+    the server asked for the request again later (and the retries ran out)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_ms: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_ms = retry_ms
 
 
 @dataclass
@@ -214,7 +216,7 @@ class Connection:
                 delay = min(1.0, 0.05 * 2**limited)
                 limited += 1
             else:
-                raise ServerError(reply["code"], reply["message"])
+                raise ServerError(reply["code"], reply["message"], reply.get("retry_ms"))
             await asyncio.sleep(delay)
 
     def _tell(self, words: str) -> None:

@@ -117,6 +117,13 @@ def table_error(err: ServerError, url: str, table: str | None, seat: int | None 
         return CliError(EXIT_TABLE, f"table {table}: {err.message}", err.code)
     if err.code in ("unknown_game", "bad_options", "bad_message"):
         return CliError(EXIT_USAGE, err.message, err.code)
+    if err.retry_ms is not None:  # asked to come back later, and every retry was refused
+        return CliError(
+            EXIT_UNREACHABLE,
+            f"the server at {url} stayed busy and asked to try again later ({err.message}); "
+            "rerun the command in a moment",
+            err.code,
+        )
     return CliError(EXIT_BUG, f"the server said {err.code}: {err.message}", err.code)
 
 

@@ -370,6 +370,12 @@ class InteractivePlayer:
                 self._timed_out = False
                 self.tracker.acted(version)
         except ServerError as err:
+            if err.retry_ms is not None:  # busy for every retry: the move itself is fine
+                self.messages = [
+                    f"✗ not played: the server stayed busy ({err.message})",
+                    f"  (your move was: {described}) — send it again in a moment",
+                ]
+                return
             self.messages = [
                 f"✗ refused: {err.message}",
                 f"  (your move was: {described}) — try another one",

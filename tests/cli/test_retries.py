@@ -16,6 +16,8 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from tablehub.clients.cli.connection import RETRY_TRIES, Connection, ServerError
+from tablehub.clients.cli.errors import EXIT_UNREACHABLE
+from tablehub.clients.cli.link import table_error
 
 Answer = Callable[[dict[str, Any], int], list[dict[str, Any]]]
 """(request, how many of its kind came before) -> the frames to send back."""
@@ -97,7 +99,10 @@ async def test_retryable_errors_are_retried_with_the_same_key_and_said_in_words(
 
     with pytest.raises(ServerError) as gave_up:  # always busy: stops after RETRY_TRIES
         await conn.act("t1", {"type": "place", "x": 0, "y": 0, "rot": 0})
-    assert gave_up.value.code == "overloaded"
+    assert (gave_up.value.code, gave_up.value.retry_ms) == ("overloaded", 1)
+    said_to_player = table_error(gave_up.value, hub.url, "t1")
+    assert said_to_player.exit_code == EXIT_UNREACHABLE
+    assert "stayed busy" in said_to_player.message and "overloaded" not in said_to_player.message
     acts = [r for r in hub.requests if r["t"] == "act"]
     assert len(acts) == RETRY_TRIES and len({r["key"] for r in acts}) == 1
     assert said[-1].endswith(f"(try {RETRY_TRIES} of {RETRY_TRIES})")
