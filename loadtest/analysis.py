@@ -129,6 +129,11 @@ def _figures(raw: RawRun, merged: Merged, start: float, end: float) -> dict[str,
         "close_codes": dict(merged.close_codes),
         "disconnects": c["disconnects"],
         "reconnects": c["reconnects"],
+        "retries": c["retries"],
+        "retries_by_code": {
+            k.partition(".")[2]: v for k, v in sorted(c.items()) if k.startswith("retries.")
+        },
+        "batches": c["batches_in"],
         "resyncs": c["resyncs"],
         "gaps": c["gaps"],
         "snapshots": c["snapshot"],

@@ -9,6 +9,13 @@ whose ``id`` is not pending (a duplicate, or an answer to nothing) is counted as
 time a mirror advances, acts of *other* clients waiting for this client to see their
 version are resolved (act→patch latency: the actor sends, another seat sees it).
 
+The client asks for the ``batch`` capability; a batch frame is cut into its messages
+(``batches.py``), each handled as a frame of its own.  ``create_table``, ``join``
+(without a token) and ``act`` carry an idempotency key, and an error carrying
+``retry_ms`` (``overloaded``, ``unavailable``) is sent again with the same key after a
+jittered exponential backoff (counted as ``retries``; only the final answer counts as
+the request's reply).
+
 When the connection drops without us asking, requests pending on it can never be
 answered: their callbacks get a synthetic ``error`` with code ``disconnected`` (counted
 as ``acts_lost`` for acts, never as an answered act), and the client reconnects with a
@@ -20,10 +27,13 @@ from __future__ import annotations
 import asyncio
 import bisect
 import itertools
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from tablehub.clients.cli.connection import RETRY_TRIES, retry_delay_s
+from tablehub.loadtest import batches
 from tablehub.loadtest.context import WorkerContext
 from tablehub.loadtest.mirror import Mirror
 from tablehub.loadtest.wire import Wire, WireError
@@ -33,6 +43,8 @@ ReplyHandler = Callable[[dict[str, Any], float], None]
 UpdateHandler = Callable[["SimClient", str, float], None]
 
 ARRIVALS_KEPT = 128
+KEYED = frozenset({"create_table", "join", "act"})
+"""Requests sent with an idempotency key (a join with a token needs none)."""
 
 
 class RequestFailed(Exception):
@@ -64,7 +76,9 @@ class SimClient:
         self.on_update: UpdateHandler | None = None
         self.on_reconnected: Callable[[SimClient], None] | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[str, float, ReplyHandler | None]] = {}
+        self._pending: dict[int, tuple[str, float, ReplyHandler | None, bool]] = {}
+        """id -> (kind, sent, handler, whether an error reply is counted on arrival)"""
+        self._acts_waiting = 0  # acts refused with retry_ms, waiting to be sent again
         self._seen: dict[str, _Waiter] = {}
         self._closing = False
         self._connected = False
@@ -83,7 +97,7 @@ class SimClient:
             ctx.url, ctx.codec.name, self._on_frame, self._on_closed, ctx.connect_timeout
         )
         self.wire = wire
-        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": self.name}
+        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": self.name, "caps": ["batch"]}
         if resume:
             hello["resume"] = resume
         try:
@@ -126,8 +140,11 @@ class SimClient:
 
     # -- requests ---------------------------------------------------------------------
 
-    def request(self, kind: str, handler: ReplyHandler | None, **fields: Any) -> int | None:
-        """Send a request; ``handler(reply, t)`` is called with its one reply.
+    def request(
+        self, kind: str, handler: ReplyHandler | None, counted: bool = True, **fields: Any
+    ) -> int | None:
+        """Send a request; ``handler(reply, t)`` is called with its one reply (an error
+        is counted by code on arrival unless ``counted`` is False).
 
         Returns the request id, or None when the connection is not open (nothing sent).
         """
@@ -136,7 +153,7 @@ class SimClient:
             return None
         request_id = next(self._ids)
         now = time.perf_counter()
-        self._pending[request_id] = (kind, now, handler)
+        self._pending[request_id] = (kind, now, handler, counted)
         wire.send(self.ctx.codec.encode({"t": kind, "id": request_id, **fields}))
         self.ctx.stats.count("requests_sent", now)
         return request_id
@@ -153,9 +170,43 @@ class SimClient:
             else:
                 future.set_result(reply)
 
-        if self.request(kind, handler, **fields) is None:
+        if not self.retrying(kind, handler, **fields):
             future.set_exception(RequestFailed("disconnected", "connection is not open"))
         return future
+
+    def retrying(self, kind: str, handler: ReplyHandler, **fields: Any) -> bool:
+        """Send a request that is sent again, with the same idempotency key, while the
+        answer is an error carrying ``retry_ms`` (at most ``RETRY_TRIES`` tries);
+        ``handler`` gets the final answer.  False when nothing could be sent."""
+        if kind in KEYED and "token" not in fields:
+            fields["key"] = secrets.token_urlsafe(24)
+        stats = self.ctx.stats
+        tries = 1
+
+        def answered(reply: dict[str, Any], t: float) -> None:
+            nonlocal tries
+            retry_ms = reply.get("retry_ms") if reply["t"] == "error" else None
+            if isinstance(retry_ms, int) and tries < RETRY_TRIES and not self.ctx.stopping:
+                stats.count("retries", t)
+                stats.counts[f"retries.{reply['code']}"] += 1
+                if kind == "act":
+                    self._acts_waiting += 1
+                delay = retry_delay_s(retry_ms, tries - 1)
+                tries += 1
+                asyncio.get_running_loop().call_later(delay, send_again)
+                return
+            if reply["t"] == "error" and kind != "act":
+                stats.errors[f"{kind}:{reply.get('code')}"] += 1
+            handler(reply, t)
+
+        def send_again() -> None:
+            if kind == "act":
+                self._acts_waiting -= 1
+            if self.request(kind, answered, False, **fields) is None:
+                lost = {"t": "error", "code": "disconnected", "message": "connection is not open"}
+                handler(lost, time.perf_counter())
+
+        return self.request(kind, answered, False, **fields) is not None
 
     def act(
         self,
@@ -185,7 +236,7 @@ class SimClient:
                 stats.errors[str(reply.get("code"))] += 1
             then(reply, sent, t)
 
-        if self.request("act", replied, table=table, action=action) is None:
+        if not self.retrying("act", replied, table=table, action=action):
             return False
         stats.count("acts_sent", sent)
         return True
@@ -234,17 +285,26 @@ class SimClient:
 
     def _on_frame(self, frame: bytes | str, t: float) -> None:
         ctx = self.ctx
+        ctx.stats.count("frames_in", t)
+        parts = batches.split(ctx.codec, frame, ctx.decode)
+        if parts and parts[0][0] is not frame:
+            ctx.stats.count("batches_in", t)
+        for part, msg in parts:
+            self._on_message(part, msg, t)
+
+    def _on_message(self, frame: bytes | str, msg: dict[str, Any], t: float) -> None:
+        """One message (``frame``: its bytes, for the verifier's memo)."""
+        ctx = self.ctx
         stats = ctx.stats
-        msg = ctx.decode(frame)
         kind = msg["t"]
-        stats.count("frames_in", t)
         if kind == "ok" or kind == "error":
-            pending = self._pending.pop(msg.get("id"), None)
+            request_id: int = msg.get("id", -1)
+            pending = self._pending.pop(request_id, None)
             if pending is None:
                 stats.count("replies_unexpected", t)
                 return
-            request_kind, _sent, handler = pending
-            if kind == "error" and request_kind != "act":
+            request_kind, _sent, handler, counted = pending
+            if kind == "error" and request_kind != "act" and counted:
                 stats.errors[f"{request_kind}:{msg.get('code')}"] += 1
             if handler is not None:
                 handler(msg, t)
@@ -299,7 +359,7 @@ class SimClient:
             stats.connection_closed()
         pending, self._pending = self._pending, {}
         lost = {"t": "error", "code": "disconnected", "message": "connection closed"}
-        for _kind, _sent, handler in pending.values():
+        for _kind, _sent, handler, _counted in pending.values():
             if handler is not None:
                 handler(lost, now)
         if self._closing or not was_connected:
@@ -339,7 +399,8 @@ class SimClient:
             return
 
     def pending_acts(self) -> int:
-        return sum(1 for kind, _, _ in self._pending.values() if kind == "act")
+        """Acts sent and not answered yet (waiting for a retry included)."""
+        return self._acts_waiting + sum(1 for p in self._pending.values() if p[0] == "act")
 
 
 def _ignore_close(code: int | None, reason: str) -> None:

@@ -566,7 +566,9 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
         )
         lines.append(
             f"- errors by code: {f['errors_by_code'] or 'none'}; disconnects {f['disconnects']} "
-            f"(close codes {f['close_codes'] or '-'}), reconnects {f['reconnects']}, resyncs "
+            f"(close codes {f['close_codes'] or '-'}), reconnects {f['reconnects']}, requests "
+            f"sent again when the hub asked (retry_ms) {f.get('retries', 0)}"
+            f"{_by_code(f.get('retries_by_code'))}, batch frames {f.get('batches', 0)}, resyncs "
             f"{f['resyncs']}, snapshots {f['snapshots']}, patches from version -1 "
             f"{f.get('patches_from_empty', 0)}, legal requests {f['legal_requests']}, "
             f"games {f['games']}"
@@ -645,3 +647,10 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _by_code(counts: dict[str, int] | None) -> str:
+    """`` (overloaded 3, unavailable 1)`` -- or nothing when there are none."""
+    if not counts:
+        return ""
+    return " (" + ", ".join(f"{code} {n}" for code, n in counts.items()) + ")"

@@ -7,7 +7,15 @@ Theory of operation: one reader task receives every frame.  ``ok``/``error`` res
 the request future with the same ``id``; ``snapshot`` replaces a table's mirrored
 view; ``patch`` is applied (RFC 6902, ``jsonpatch``) when its ``from`` is the version
 we hold, and its ``hash`` is checked -- on a gap or a mismatch the client sends
-``resync`` with the version it has.  Waiters are woken on every change.
+``resync`` with the version it has.  Waiters are woken on every change.  The client
+asks for the ``batch`` capability: a ``batch`` frame is taken apart and its messages
+handled in order, as if each had come alone.
+
+Retries (protocol/README.md "Idempotent requests and retries"): ``create_table``,
+``join`` and ``act`` carry a fresh idempotency ``key``; an error that carries
+``retry_ms`` (``overloaded``, ``unavailable``) is retried with the same key after that
+long, backing off exponentially with jitter (at most 5 s a wait, :data:`RETRY_TRIES`
+tries), and ``on_wait`` is told in words while the client waits.
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,15 +41,49 @@ from tablehub.protocol.viewhash import view_hash
 log = logging.getLogger("tablehub.client")
 
 RATE_LIMIT_RETRIES = 6
+RETRY_TRIES = 8
+"""Tries of a request the server asked to send again later (errors with ``retry_ms``)."""
+RETRY_MAX_S = 5.0
+CAPS = ["batch"]
+WAIT_REASONS = {
+    "overloaded": "the server is busy",
+    "unavailable": "the server cannot reach its storage right now",
+}
+DOING = {
+    "act": "sending your move",
+    "join": "taking the seat",
+    "create_table": "creating the table",
+}
+
+
+def new_key() -> str:
+    """A fresh idempotency key: a random secret of 32 URL-safe characters."""
+    return secrets.token_urlsafe(24)
+
+
+def retry_delay_s(retry_ms: int, attempt: int) -> float:
+    """How long to wait before try ``attempt + 2``: ``retry_ms`` doubled per earlier
+    retry, with up to 50 % jitter (so clients refused together do not come back
+    together), capped at :data:`RETRY_MAX_S`."""
+    return min(RETRY_MAX_S, retry_ms / 1000 * 2.0**attempt * random.uniform(1.0, 1.5))
+
+
+def waiting_words(kind: str, code: str, delay_s: float, attempt: int) -> str:
+    """What a player is told while a request waits for its retry."""
+    reason = WAIT_REASONS.get(code, "the server asked to wait a moment")
+    doing = DOING.get(kind, "asking")
+    return f"{reason}: {doing} again in {delay_s:.1f} s (try {attempt + 2} of {RETRY_TRIES})"
 
 
 class ServerError(Exception):
-    """An ``error`` reply: ``code`` is the stable wire code."""
+    """An ``error`` reply: ``code`` is the stable wire code; ``retry_ms`` is set when
+    the server asked for the request again later (and the retries ran out)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_ms: int | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.retry_ms = retry_ms
 
 
 @dataclass
@@ -70,6 +114,8 @@ class Connection:
             asyncio.get_running_loop().create_future()
         )
         self.on_message: Callable[[dict[str, Any]], None] | None = None
+        self.on_wait: Callable[[str], None] | None = None
+        """Told, in words, when a request waits to be retried (else it is logged)."""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._changed = asyncio.Condition()
@@ -94,7 +140,7 @@ class Connection:
             **ws_options,
         )
         conn = cls(ws, SUBPROTOCOLS[subprotocol], name)
-        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": name}
+        hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": name, "caps": CAPS}
         if resume:
             hello["resume"] = resume
         conn.hello = await conn.request("hello", **hello)
@@ -123,7 +169,10 @@ class Connection:
         )
         conn = type(self)(ws, self.codec, self.name)
         conn.tables, conn.tokens = self.tables, self.tokens
-        conn.hello = await conn.request("hello", v=PROTOCOL_VERSION, name=self.name, resume=resume)
+        conn.on_wait = self.on_wait
+        conn.hello = await conn.request(
+            "hello", v=PROTOCOL_VERSION, name=self.name, caps=CAPS, resume=resume
+        )
         for result in conn.hello["resumed"]:
             if result["ok"] and result["seat"] is not None:
                 conn.seats[result["table"]] = result["seat"]
@@ -144,8 +193,11 @@ class Connection:
         """Send a request and wait for its reply; ``error`` raises ServerError.
 
         A ``rate_limited`` reply means the server dropped the request unprocessed, so it
-        is sent again after a backoff (up to ``RATE_LIMIT_RETRIES`` times)."""
-        for attempt in range(RATE_LIMIT_RETRIES + 1):
+        is sent again after a backoff (up to ``RATE_LIMIT_RETRIES`` times); an error with
+        ``retry_ms`` is sent again, unchanged (its ``key`` too), as the module says."""
+        later = 0  # retries the server asked for with retry_ms
+        limited = 0
+        while True:
             request_id = next(self._ids)
             future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
             self._pending[request_id] = future
@@ -156,13 +208,27 @@ class Connection:
                 self._pending.pop(request_id, None)
             if reply["t"] != "error":
                 return reply
-            if reply["code"] != "rate_limited" or attempt == RATE_LIMIT_RETRIES:
-                break
-            await asyncio.sleep(min(1.0, 0.05 * 2**attempt))
-        raise ServerError(reply["code"], reply["message"])
+            if isinstance(reply.get("retry_ms"), int) and later + 1 < RETRY_TRIES:
+                delay = retry_delay_s(reply["retry_ms"], later)
+                self._tell(waiting_words(kind, reply["code"], delay, later))
+                later += 1
+            elif reply["code"] == "rate_limited" and limited < RATE_LIMIT_RETRIES:
+                delay = min(1.0, 0.05 * 2**limited)
+                limited += 1
+            else:
+                raise ServerError(reply["code"], reply["message"], reply.get("retry_ms"))
+            await asyncio.sleep(delay)
+
+    def _tell(self, words: str) -> None:
+        if self.on_wait is not None:
+            self.on_wait(words)
+        else:
+            log.info("%s", words)
 
     async def create_table(self, game: str, seats: int, **options: Any) -> str:
-        reply = await self.request("create_table", game=game, seats=seats, options=options)
+        reply = await self.request(
+            "create_table", game=game, seats=seats, options=options, key=new_key()
+        )
         table: str = reply["table"]
         return table
 
@@ -172,6 +238,8 @@ class Connection:
             fields["seat"] = seat
         if token is not None:
             fields["token"] = token
+        else:  # a token is its own retry guarantee; a fresh seat needs the key
+            fields["key"] = new_key()
         self.tables.setdefault(table, TableMirror())
         reply = await self.request("join", **fields)
         self.seats[table] = reply["seat"]
@@ -183,7 +251,7 @@ class Connection:
         await self.request("spectate", table=table)
 
     async def act(self, table: str, action: dict[str, Any]) -> int:
-        reply = await self.request("act", table=table, action=action)
+        reply = await self.request("act", table=table, action=action, key=new_key())
         return int(reply["version"])
 
     async def legal(self, table: str) -> list[dict[str, Any]]:
@@ -236,6 +304,11 @@ class Connection:
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind = msg.get("t")
+        if kind == "batch":  # several messages in one frame: each in turn, never nested
+            for item in msg["m"]:
+                if item.get("t") != "batch":
+                    await self._dispatch(item)
+            return
         if kind in ("ok", "error"):
             future = self._pending.get(msg.get("id"))  # type: ignore[arg-type]
             if future is not None and not future.done():

@@ -6,7 +6,7 @@ code meaning
 0    the game finished (or you quit; your seat token is saved to come back)
 1    unexpected error (a bug: the message says what)
 2    bad command line, unknown game or table options the game refuses
-3    the server cannot be reached (or the connection was lost for good)
+3    the server cannot be reached (or the connection was lost for good, or it stayed busy)
 4    the table does not exist, or no seat can be taken there
 5    script/piped input ended while it is your turn and nobody else will move for you
 130  interrupted (Ctrl-C)

@@ -117,6 +117,13 @@ def table_error(err: ServerError, url: str, table: str | None, seat: int | None 
         return CliError(EXIT_TABLE, f"table {table}: {err.message}", err.code)
     if err.code in ("unknown_game", "bad_options", "bad_message"):
         return CliError(EXIT_USAGE, err.message, err.code)
+    if err.retry_ms is not None:  # asked to come back later, and every retry was refused
+        return CliError(
+            EXIT_UNREACHABLE,
+            f"the server at {url} stayed busy and asked to try again later ({err.message}); "
+            "rerun the command in a moment",
+            err.code,
+        )
     return CliError(EXIT_BUG, f"the server said {err.code}: {err.message}", err.code)
 
 
@@ -148,12 +155,15 @@ class Link:
         self._version_waiters: list[tuple[int, asyncio.Future[None]]] = []
         self.on_reconnecting: Callable[[], None] | None = None
         """Called when the connection dropped and reconnecting starts (to say so)."""
+        self.on_waiting: Callable[[str], None] | None = None
+        """Called with a sentence when a request waits to be retried (to say so)."""
         self._attach(conn)
 
     def _attach(self, conn: Connection) -> None:
         """Follow ``conn`` from now on, counting what its reader already took in."""
         self.conn = conn
         conn.on_message = self._record
+        conn.on_wait = self._waiting
         conn.closed.add_done_callback(self._connection_closed)
         mirror = self.mirror
         if mirror.version >= 0 and mirror.version != self._last_version:
@@ -162,6 +172,10 @@ class Link:
         if mirror.presence:
             self._change.presence = mirror.presence
         self._wake.set()
+
+    def _waiting(self, words: str) -> None:
+        if self.on_waiting is not None:
+            self.on_waiting(words)
 
     def _connection_closed(self, _closed: asyncio.Future[tuple[int | None, str]]) -> None:
         self._wake.set()
@@ -340,6 +354,7 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
             "--seat to take it back, or play another seat under another --name",
         )
     conn = await connect(req.url, req.name)
+    conn.on_wait = lambda words: notify("waiting", {"message": words})
     table = req.table
     try:
         created = table is None

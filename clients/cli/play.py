@@ -91,6 +91,7 @@ class InteractivePlayer:
         """The deadline moved for us and what it played is not said yet."""
         self._text: GameText | None = None
         link.on_reconnecting = self.on_reconnecting
+        link.on_waiting = self.on_waiting
 
     @property
     def view(self) -> dict[str, Any]:
@@ -157,6 +158,11 @@ class InteractivePlayer:
 
     def on_reconnecting(self) -> None:
         self.messages = ["the connection to the server dropped — reconnecting…"]
+        self.draw()
+
+    def on_waiting(self, words: str) -> None:
+        """A request waits to be retried (the server is busy): say so until it is done."""
+        self.messages = [f"{words}…"]
         self.draw()
 
     # -- drawing -----------------------------------------------------------------------------
@@ -364,6 +370,12 @@ class InteractivePlayer:
                 self._timed_out = False
                 self.tracker.acted(version)
         except ServerError as err:
+            if err.retry_ms is not None:  # busy for every retry: the move itself is fine
+                self.messages = [
+                    f"✗ not played: the server stayed busy ({err.message})",
+                    f"  (your move was: {described}) — send it again in a moment",
+                ]
+                return
             self.messages = [
                 f"✗ refused: {err.message}",
                 f"  (your move was: {described}) — try another one",
@@ -421,6 +433,8 @@ async def run_play(
             )
         elif kind == "bot":
             terminal.say(f"a bot took seat {fields['seat']}")
+        elif kind == "waiting":
+            terminal.say(f"{fields['message']}…")
 
     link = await take_seat(req, tokens, notify)
     names = await game_names(link.conn)

@@ -19,6 +19,8 @@ Output (stdout), one JSON object per line, each with an ``event`` field:
 ``error``       ``code, message`` (+ ``input`` or ``action``) -- refused or unreadable;
                 after a refusal ``your_turn`` comes again
 ``reconnected`` the connection dropped and the seat was taken back
+``waiting``     ``message`` -- the server asked us to retry a request later (busy, or
+                its storage out of reach); the sentence says when
 ``finished``    ``table, version, result`` -- the game is over: the last line; exit status 0
 ``left``        we stopped on ``"quit"``; the saved token takes the seat back later
 ==============  ==================================================================
@@ -150,6 +152,7 @@ class ScriptPlayer:
         self.lines = lines
         self.tracker = TurnTracker(link, self.on_change)
         self._text: GameText | None = None
+        link.on_waiting = lambda words: emit({"event": "waiting", "message": words})
 
     @property
     def text(self) -> GameText:

@@ -15,6 +15,7 @@ from tablehub.server.hub.janitor import UNUSED_RETRY_MS, Janitor
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.idempotency import key_digest
 from tablehub.server.tables.record import Seat, TableRecord
 
 HUB_OPTIONS = ("turn_seconds", "seed")
@@ -30,8 +31,20 @@ class Creation:
     lobby_changed: Callable[[], None]
 
     async def create_table(
-        self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
+        self,
+        game_id: str,
+        seats: int,
+        options: dict[str, Any] | None,
+        name: str = "",
+        key: str | None = None,
     ) -> str:
+        """A new table's id; with an idempotency ``key``, the table that key made
+        already if there is one (protocol README "Idempotent requests and retries")."""
+        digest = None if key is None else key_digest(key)
+        if digest is not None:  # a retry: the table it made is the answer
+            made = await self.store.keyed_table(game_id, digest)
+            if made is not None:
+                return made
         shedding = self.bus.shedding
         if shedding is not None:  # running late: take no new tables before leases suffer
             metrics.SHED.inc()
@@ -76,8 +89,14 @@ class Creation:
             name=name,
             created_ms=now,
             updated_ms=now,
+            create_key=digest,
         )
         await self.store.create(record)
+        if digest is not None:  # a racing retry may have made it first
+            made = await self.store.claim_key(game_id, digest, record.table)
+            if made != record.table:
+                await self.store.delete(record.table)
+                return made
         self.janitor.created(record.table)
         self.lobby_changed()
         return record.table

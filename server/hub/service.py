@@ -98,9 +98,14 @@ class Hub:
         self.lobby.changed()
 
     async def create_table(
-        self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
+        self,
+        game_id: str,
+        seats: int,
+        options: dict[str, Any] | None,
+        name: str = "",
+        key: str | None = None,
     ) -> str:
-        return await self.creation.create_table(game_id, seats, options, name)
+        return await self.creation.create_table(game_id, seats, options, name, key)
 
     async def table(self, table_id: str) -> LiveTable:
         return await self.directory.table(table_id)

@@ -49,7 +49,12 @@ class HubApi(Protocol):
         ...
 
     async def create_table(
-        self, game_id: str, seats: int, options: dict[str, Any] | None, name: str = ""
+        self,
+        game_id: str,
+        seats: int,
+        options: dict[str, Any] | None,
+        name: str = "",
+        key: str | None = None,
     ) -> str: ...
 
     async def table(self, table_id: str) -> TableView:

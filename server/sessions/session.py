@@ -51,6 +51,7 @@ from tablehub.protocol.codec import (
 )
 from tablehub.server import metrics
 from tablehub.server.config import Limits
+from tablehub.server.sessions import batching
 from tablehub.server.sessions.hub_api import HubApi, TableView
 from tablehub.server.sessions.limits import TokenBucket, WindowCounter
 from tablehub.server.tables.actor import Act, AddBot, Command, Join, Legal
@@ -135,6 +136,7 @@ class Session:
         self.created: set[str] = set()  # tables this connection created (may add bots)
         self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
         self._closed_tables: set[str] = set()  # tables whose table_closed was queued
+        self._batching = False  # hello.caps named "batch": one frame per flush
 
     # -- outbound --------------------------------------------------------------------
 
@@ -248,17 +250,28 @@ class Session:
                             await self._send(self._control.popleft())
                 await self._close(self._closing.code, self._closing.reason)
                 return
-            if self._control:
-                await self._send(self._control.popleft())
+            if self._batching:  # [batching] everything queued now, as one frame
+                batch = batching.collect(self._next_frame, self._has_pending)
+                if batch:
+                    await self._send(batching.batch_frame(self.codec, batch))
                 continue
-            if self._lobby is not None:
-                lobby, self._lobby = self._lobby, None
-                await self._send(lobby.encoded(self.codec))
-                continue
-            table, version, frames, kind = self._data.popleft()
-            frame = self._data_frame(table, version, frames, kind)
+            frame = self._next_frame()
             if frame is not None:
                 await self._send(frame)
+
+    def _has_pending(self) -> bool:
+        return bool(self._control or self._data) or self._lobby is not None
+
+    def _next_frame(self) -> bytes | str | None:
+        """Take the next queued message (replies, then the lobby, then table pushes);
+        its frame, or None when it needs none any more."""
+        if self._control:
+            return self._control.popleft()
+        if self._lobby is not None:
+            lobby, self._lobby = self._lobby, None
+            return lobby.encoded(self.codec)
+        table, version, frames, kind = self._data.popleft()
+        return self._data_frame(table, version, frames, kind)
 
     def _data_frame(
         self, table: str, version: int, frames: Frames | None, kind: str
@@ -402,6 +415,7 @@ class Session:
             )
         self.name = msg["name"]
         self.state = SessionState.READY
+        self._batching = batching.CAPABILITY in msg.get("caps", ())
         resumed = []
         for item in msg.get("resume", []):
             resumed.append(await self._resume(item))
@@ -458,10 +472,11 @@ class Session:
                 "use or wait for those first",
             )
         table = await self.hub.create_table(
-            msg["game"], msg["seats"], msg.get("options"), msg.get("name", "")
+            msg["game"], msg["seats"], msg.get("options"), msg.get("name", ""), msg.get("key")
         )
         self.created.add(table)
-        self._unused.append(table)
+        if table not in self._unused:  # a keyed retry answers a table made before
+            self._unused.append(table)
         self.reply(msg["id"], table=table)
 
     async def _forget_used_tables(self) -> None:
@@ -482,7 +497,7 @@ class Session:
             self.reply(msg["id"], seat=result["seat"], token=result["token"])
             self._watch(table, result["seat"], view)
 
-        command = Join(self.name, msg.get("seat"), msg.get("token"))
+        command = Join(self.name, msg.get("seat"), msg.get("token"), key=msg.get("key"))
         self._answer(msg["id"], self._submit(table, command), joined)
 
     async def on_add_bot(self, msg: dict[str, Any]) -> None:
@@ -522,7 +537,8 @@ class Session:
             metrics.ACT_LATENCY.observe(time.perf_counter() - started)
             self.reply(msg["id"], version=result["version"])
 
-        self._answer(msg["id"], self._submit(table, Act(seat, msg["action"])), acted)
+        command = Act(seat, msg["action"], key=msg.get("key"))
+        self._answer(msg["id"], self._submit(table, command), acted)
 
     async def on_legal(self, msg: dict[str, Any]) -> None:
         table = msg["table"]

@@ -69,4 +69,13 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def delete(self, table: str) -> None:
-        """Forget a table (expiry)."""
+        """Forget a table (expiry), and its ``create_key`` if that still names it."""
+
+    @abc.abstractmethod
+    async def keyed_table(self, game: str, digest: str) -> str | None:
+        """The live table a ``create_table`` with this key digest made for ``game``."""
+
+    @abc.abstractmethod
+    async def claim_key(self, game: str, digest: str, table: str) -> str:
+        """Let (``game``, ``digest``) name the stored ``table`` unless it names another
+        live table already; the table it names now (two racing creates: one wins)."""

@@ -25,6 +25,7 @@ class MemoryStore(Store):
         self._records: dict[str, TableRecord] = {}
         self._created: dict[str, TableRecord] = {}
         self._logs: dict[str, list[LogEntry]] = {}
+        self._keys: dict[tuple[str, str], str] = {}  # (game, create key digest) -> table
 
     async def create(self, record: TableRecord) -> None:
         if record.table in self._records:
@@ -65,6 +66,16 @@ class MemoryStore(Store):
         return list(self._records.values())
 
     async def delete(self, table: str) -> None:
-        self._records.pop(table, None)
+        record = self._records.pop(table, None)
         self._created.pop(table, None)
         self._logs.pop(table, None)
+        if record is not None and record.create_key is not None:
+            name = (record.game, record.create_key)
+            if self._keys.get(name) == table:
+                del self._keys[name]
+
+    async def keyed_table(self, game: str, digest: str) -> str | None:
+        return self._keys.get((game, digest))
+
+    async def claim_key(self, game: str, digest: str, table: str) -> str:
+        return self._keys.setdefault((game, digest), table)

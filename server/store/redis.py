@@ -14,9 +14,12 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
     th:{T}:in     stream: commands forwarded to the owner by other processes
     th:{T}:ch     pub/sub channel: every commit ({"meta", "entry"})
     th:{T}:pres   hash process -> msgpack presence of that process's sockets
+    th:{T}:keys   hash seat -> msgpack act keys of that seat and their answers
 
 plus the global ``th:tables`` (zset by update time), ``th:deadlines`` (zset by due
-time) and per-process ``th:reply:<process>`` channels for forwarded replies.
+time), per-process ``th:reply:<process>`` channels for forwarded replies, and
+``th:ckey:<game>:<digest>`` -> table for ``create_table`` keys (as long as the table
+lives).
 
 A commit is one Lua script on the ``{T}`` keys: it checks the expected version and
 the caller's epoch, stores meta and log entry (and a state snapshot every
@@ -52,6 +55,7 @@ from tablehub.server.store.redis_keys import (
     translated,
     unpack,
 )
+from tablehub.server.tables.idempotency import ActKeys
 from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
@@ -72,9 +76,22 @@ if ARGV[5] ~= '' then
   redis.call('LPUSH', KEYS[7], ARGV[5])
   redis.call('LTRIM', KEYS[7], 0, {KEPT_SNAPSHOTS - 1})
 end
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[8], ARGV[7], ARGV[8]) end
 redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
+
+_FORGET_KEY = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+"""Delete a ``th:ckey:…`` only while it still names the table being deleted."""
+
+
+def _ckey(game: str, digest: str) -> str:
+    """``create_table`` key -> table (one key, its own slot on a cluster)."""
+    return f"th:ckey:{game}:{digest}"
+
 
 LISTED = 500
 """Tables the lobby lists (the most recently updated)."""
@@ -165,7 +182,8 @@ class RedisStore(Store):
             pipe.get(key(table, "meta"))
             pipe.get(key(table, "snap"))
             pipe.get(key(table, "ver"))
-            meta_blob, snap_blob, ver = await pipe.execute()
+            pipe.hgetall(key(table, "keys"))
+            meta_blob, snap_blob, ver, act_keys = await pipe.execute()
         if meta_blob is None or snap_blob is None:
             return None
         meta, snap = unpack(meta_blob), unpack(snap_blob)
@@ -178,6 +196,7 @@ class RedisStore(Store):
         if record.version != version:  # meta of a later commit than the snapshot
             raise StoreError(f"table {table}: meta at {record.version}, version {version}")
         record.state = replay_from(record, snap["state"], entries)
+        record.act_keys = ActKeys.decoded(act_keys)
         return record
 
     async def commit(
@@ -188,7 +207,11 @@ class RedisStore(Store):
         snapshot = b""
         if record.version % SNAPSHOT_EVERY == 0 or str(record.status) == "finished":
             snapshot = pack({"version": record.version, "state": record.state})
-        keys = [key(t, n) for n in ("meta", "ver", "epoch", "log", "snap", "ch", "snaps")]
+        names = ("meta", "ver", "epoch", "log", "snap", "ch", "snaps", "keys")
+        keys = [key(t, n) for n in names]
+        seat_keys = b""  # an act with a key: that seat's act keys, rewritten
+        if "key" in entry:
+            seat_keys = record.act_keys.encoded(entry["seat"])
         args = [
             expected_version,
             epoch,
@@ -196,6 +219,8 @@ class RedisStore(Store):
             packed_entry,
             snapshot,
             _commit_message(meta, packed_entry, self._packed_process_id),
+            entry.get("seat", 0),
+            seat_keys,
         ]
         index_ops: list[Any] = [("zadd", self._index("tables", t), {t: record.updated_ms})]
         if record.deadline is not None:
@@ -286,10 +311,33 @@ class RedisStore(Store):
 
     @translated
     async def delete(self, table: str) -> None:
-        names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres")
+        meta_blob = await self.redis.get(key(table, "meta"))
+        names = ("meta", "ver", "epoch", "lease", "log", "snap", "snaps", "in", "pres", "keys")
         await self.redis.delete(*[key(table, n) for n in names])
+        meta = unpack(meta_blob) if meta_blob is not None else {}
+        if meta.get("create_key") is not None:
+            name = _ckey(meta["game"], meta["create_key"])
+            await self.redis.eval(_FORGET_KEY, 1, name, table)
         await self.redis.zrem(self._index("tables", table), table)
         await self.redis.zrem(self._index("deadlines", table), table)
+
+    @translated
+    async def keyed_table(self, game: str, digest: str) -> str | None:
+        table = await self.redis.get(_ckey(game, digest))
+        if table is None or not await self.redis.exists(key(table.decode(), "ver")):
+            return None  # never made, or a table deleted halfway (its key outlived it)
+        return str(table.decode())
+
+    @translated
+    async def claim_key(self, game: str, digest: str, table: str) -> str:
+        name = _ckey(game, digest)
+        if await self.redis.set(name, table, nx=True):
+            return table
+        holder = await self.keyed_table(game, digest)
+        if holder is not None:
+            return holder
+        await self.redis.set(name, table)  # the key outlived its table: it is ours now
+        return table
 
 
 def _replicated(wait_reply: Any) -> bool:

@@ -26,6 +26,7 @@ table's owner at its current version, in order with the acts queued before it).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -191,6 +192,9 @@ class TableActor:
             return
         if isinstance(command, Act) and command.cid is not None and decision.reply is not None:
             self.remember_cids([{"cid": command.cid, "v": decision.reply["version"]}])
+        if decision.act_keys is not None:  # a keyed act's settled refusal, remembered
+            record = dataclasses.replace(self.record, act_keys=decision.act_keys)
+            self.table = Table(record, self.table.status)
         _resolve(future, decision.reply, decision.error)
 
     async def _execute(self, decision: Decision) -> bool:

@@ -41,6 +41,7 @@ from tablehub.server.games.base import (
     Status,
 )
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.idempotency import RETRYABLE, ActKeys, key_digest, seat_token
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 GameStatus = Status
@@ -77,6 +78,9 @@ class Join(Command):
     in a log line, as ``new_token``)."""
     new_token: str = field(default_factory=lambda: secrets.token_urlsafe(24), repr=False)
     """The token a free seat gets (drawn here, outside ``handle``)."""
+    key: str | None = field(default=None, repr=False)
+    """Idempotency key (protocol README "Idempotent requests and retries"): a retry gets
+    the seat it took and the same token (derived from the key)."""
 
 
 @dataclass
@@ -93,6 +97,8 @@ class Act(Command):
     by: str = "player"
     cid: str | None = None
     """Command id of a forwarded command: a retry with the same id is not applied twice."""
+    key: str | None = field(default=None, repr=False)
+    """The client's idempotency key: a retry with it gets the first attempt's answer."""
 
 
 @dataclass
@@ -117,9 +123,21 @@ class BotMove(Command):
 def command_to_plain(command: Command) -> dict[str, Any]:
     """A command as plain data, to forward it to the table's owner in another process."""
     if isinstance(command, Act):
-        return {"k": "act", "seat": command.seat, "action": command.action, "cid": command.cid}
+        return {
+            "k": "act",
+            "seat": command.seat,
+            "action": command.action,
+            "cid": command.cid,
+            "key": command.key,
+        }
     if isinstance(command, Join):
-        return {"k": "join", "name": command.name, "seat": command.seat, "token": command.token}
+        return {
+            "k": "join",
+            "name": command.name,
+            "seat": command.seat,
+            "token": command.token,
+            "key": command.key,
+        }
     if isinstance(command, AddBot):
         return {"k": "add_bot", "seat": command.seat, "level": command.level}
     if isinstance(command, Legal):
@@ -130,9 +148,9 @@ def command_to_plain(command: Command) -> dict[str, Any]:
 def command_from_plain(data: dict[str, Any]) -> Command:
     kind = data.get("k")
     if kind == "act":
-        return Act(data["seat"], data["action"], cid=data.get("cid"))
+        return Act(data["seat"], data["action"], cid=data.get("cid"), key=data.get("key"))
     if kind == "join":
-        return Join(data["name"], data.get("seat"), data.get("token"))
+        return Join(data["name"], data.get("seat"), data.get("token"), key=data.get("key"))
     if kind == "add_bot":
         return AddBot(data.get("seat"), data.get("level"))
     if kind == "legal":
@@ -187,6 +205,9 @@ class Decision:
     commits: tuple[Commit, ...] = ()
     effects: Effects | None = None
     warning: str | None = None
+    act_keys: ActKeys | None = None
+    """With an error that settles a keyed act: the table's act keys remembering it (kept
+    in memory, stored with the seat's next keyed commit); nothing else changes."""
 
 
 def effects(table: Table) -> Effects:
@@ -213,6 +234,8 @@ def handle(table: Table, command: Command, now: int) -> Decision:
     game = game_of(table.record)
     try:
         if isinstance(command, Act):
+            if command.key is not None:
+                return _keyed_act(game, table, command, now)
             commit = _apply(game, table, command, now)
             return _decided({"version": commit.record.version}, [commit])
         if isinstance(command, Legal):
@@ -253,10 +276,17 @@ def _join(table: Table, cmd: Join, now: int) -> Decision:
             if seat.token_hash == digest and (cmd.seat is None or cmd.seat == i):
                 return Decision(reply={"seat": i, "token": cmd.token})
         raise TableError("unauthorized", "this token holds no seat at this table")
+    token, key_hash = cmd.new_token, None
+    if cmd.key is not None:  # a retry of a join that took a seat gets it back
+        key_hash = key_digest(cmd.key)
+        token = seat_token(table.record.table, cmd.key)
+        for i, seat in enumerate(table.record.seats):
+            if seat.key_hash == key_hash:
+                return Decision(reply={"seat": i, "token": token})
     index = _free_seat(table.record, cmd.seat)
-    seat = Seat(name=cmd.name, token_hash=token_hash(cmd.new_token))
+    seat = Seat(name=cmd.name, token_hash=token_hash(token), key_hash=key_hash)
     commit = _take_seat(table, index, seat, now)
-    return _decided({"seat": index, "token": cmd.new_token}, [commit])
+    return _decided({"seat": index, "token": token}, [commit])
 
 
 def _add_bot(game: Game, table: Table, cmd: AddBot, now: int) -> Decision:
@@ -297,7 +327,25 @@ def _take_seat(table: Table, index: int, seat: Seat, now: int) -> Commit:
     return _commit(table, record, table.status, entry, [], now)
 
 
-def _apply(game: Game, table: Table, cmd: Act, now: int) -> Commit:
+def _keyed_act(game: Game, table: Table, cmd: Act, now: int) -> Decision:
+    """An act with an idempotency key: a key seen before gets its first answer (the
+    version, or the error that settled it); a new one is applied and remembered."""
+    assert cmd.key is not None
+    digest = key_digest(cmd.key)
+    known = table.record.act_keys.answer(cmd.seat, digest)  # raises a remembered error
+    if known is not None:
+        return Decision(reply=known)
+    try:
+        commit = _apply(game, table, cmd, now, digest)
+    except TableError as err:
+        if err.code in RETRYABLE:  # not settled: a retry runs it again
+            raise
+        remembered = table.record.act_keys.with_result(cmd.seat, digest, err)
+        return Decision(error=err, act_keys=remembered)
+    return _decided({"version": commit.record.version}, [commit])
+
+
+def _apply(game: Game, table: Table, cmd: Act, now: int, key: str | None = None) -> Commit:
     status = table.record.status
     if status is TableStatus.WAITING:
         raise TableError("not_started", "the table is waiting for players")
@@ -316,6 +364,9 @@ def _apply(game: Game, table: Table, cmd: Act, now: int) -> Commit:
     entry: LogEntry = {"k": "act", "seat": cmd.seat, "action": cmd.action, "by": cmd.by}
     if cmd.cid is not None:
         entry["cid"] = cmd.cid
+    if key is not None:  # committed with the act: a new owner answers retries alike
+        record.act_keys = record.act_keys.with_result(cmd.seat, key, table.record.version + 1)
+        entry["key"] = key
     return _commit(table, record, game_status, entry, events, now)
 
 

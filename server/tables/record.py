@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import State
+from tablehub.server.tables.idempotency import ActKeys
 
 
 class TableStatus(enum.StrEnum):
@@ -39,6 +40,8 @@ class Seat:
     """A bot seat's level id (``Game.bots``); None for people."""
     token_hash: str | None = None
     """SHA-256 of the seat token; the token itself is only ever sent to its holder."""
+    key_hash: str | None = None
+    """Digest of the key of the ``join`` that took the seat (``idempotency.key_digest``)."""
 
     @property
     def taken(self) -> bool:
@@ -62,6 +65,11 @@ class TableRecord:
     name: str = ""
     created_ms: int = 0
     updated_ms: int = 0
+    create_key: str | None = None
+    """Digest of the key of the ``create_table`` that made the table, if it had one."""
+    act_keys: ActKeys = field(default_factory=ActKeys)
+    """Recent act keys per seat and their answers; not in :meth:`meta`: stores keep
+    each seat's part apart (``ActKeys.encoded``), written when that seat commits."""
 
     def meta(self) -> dict[str, Any]:
         """The record as plain data *without* the game state (what a store keeps beside
@@ -74,7 +82,13 @@ class TableRecord:
             "turn_ms": self.turn_ms,
             "seed": self.seed,
             "seats": [
-                {"name": s.name, "bot": s.bot, "level": s.level, "token_hash": s.token_hash}
+                {
+                    "name": s.name,
+                    "bot": s.bot,
+                    "level": s.level,
+                    "token_hash": s.token_hash,
+                    "key_hash": s.key_hash,
+                }
                 for s in self.seats
             ],
             "version": self.version,
@@ -84,6 +98,7 @@ class TableRecord:
             "name": self.name,
             "created_ms": self.created_ms,
             "updated_ms": self.updated_ms,
+            "create_key": self.create_key,
         }
 
     @classmethod

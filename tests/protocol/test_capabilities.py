@@ -1,5 +1,5 @@
-"""hello.caps: protocol v1 defines no capability, and the server ignores any it is offered
-(protocol/README.md "Capabilities")."""
+"""hello.caps: v1 lists one capability, ``batch``; the server ignores names it does not
+know (protocol/README.md "Capabilities")."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from tablehub.protocol.codec import index
 from tests.conftest import RunningHub
 
 
-async def test_v1_has_no_capabilities_and_offered_ones_are_ignored(hub: RunningHub) -> None:
-    assert index()["capabilities"] == {}
+async def test_v1_lists_batch_and_unknown_capabilities_are_ignored(hub: RunningHub) -> None:
+    assert list(index()["capabilities"]) == ["batch"]
     async with websockets.connect(
         hub.url,
         subprotocols=["tablehub.v1.json"],  # type: ignore[list-item]

@@ -15,6 +15,15 @@
 // of every table it plays, the last version of every table it watches; the server
 // answers with the missed patches or a snapshot.  The lobby subscription is renewed.
 //
+// The client asks for the `batch` capability: a `batch` frame is taken apart and its
+// messages handled in order, each as if it had come alone (`inspect` sees each one).
+//
+// Retries (protocol/README.md "Idempotent requests and retries"): `createTable`,
+// `join` (without a token) and `act` carry a fresh idempotency `key`; an error with
+// `retry_ms` (`overloaded`, `unavailable`) is sent again with the same key after that
+// long, doubling per retry with jitter, at most `retry.maxMs` a wait and `retry.tries`
+// tries, and a `waiting` event says so in words meanwhile.
+//
 // Events (`on(type, fn)` returns an unsubscribe function):
 //   state         {state}             idle | connecting | open | reconnecting | closed
 //   open          hello reply         after every successful hello (first and resumed)
@@ -28,6 +37,8 @@
 //   resume_failed {table, code}
 //   close         {code, reason, willReconnect}
 //   retry         {attempt, delayMs}  a reconnect attempt is scheduled
+//   waiting       {type, code, attempt, delayMs, message}  a request waits to be sent
+//                                     again; `message` says so in words for players
 //   error         Error               unsolicited errors (error replies with id null, bad frames)
 //   message       raw message         every inbound message, after handling
 
@@ -42,13 +53,36 @@ const MAX_EVENTS = 200;
 
 /** An `error` reply: `code` is the stable wire code (protocol/v1/index.json). */
 export class ServerError extends Error {
-  constructor(code, message, request) {
+  constructor(code, message, request, retryMs) {
     super(`${code}: ${message}`);
     this.name = 'ServerError';
     this.code = code;
     this.reason = message;
     this.request = request;
+    /** On retryable errors (`overloaded`, `unavailable`): when to send it again. */
+    this.retryMs = retryMs;
   }
+}
+
+const WAIT_REASONS = {
+  overloaded: 'the server is busy',
+  unavailable: 'the server cannot reach its storage right now',
+};
+const DOING = { act: 'sending your move', join: 'taking the seat', create_table: 'creating the table' };
+
+/** What a player is told while a request waits for its retry. */
+export function waitingWords(type, code, delayMs, attempt, tries) {
+  const reason = WAIT_REASONS[code] ?? 'the server asked to wait a moment';
+  const seconds = (delayMs / 1000).toFixed(1);
+  return `${reason}: ${DOING[type] ?? 'asking'} again in ${seconds} s (try ${attempt + 1} of ${tries})`;
+}
+
+/** A fresh idempotency key: 32 random URL-safe characters. */
+export function newKey() {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(24));
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replaceAll('+', '-').replaceAll('/', '_');
 }
 
 /** The connection went away before a reply came (or a request timed out). */
@@ -62,11 +96,12 @@ export class ConnectionError extends Error {
 
 const DEFAULTS = {
   subprotocol: MSGPACK,
-  caps: [],
+  caps: ['batch'],
   protocol: null, // a Protocol (lib/protocol.js): validate requests, check the schema fingerprint
   WebSocket: globalThis.WebSocket,
   reconnect: true,
   backoff: { initialMs: 250, maxMs: 5000, factor: 2 },
+  retry: { tries: 8, maxMs: 5000 }, // requests the server asks to send again (retry_ms)
   maxAttempts: Infinity,
   requestTimeoutMs: 20000,
   resyncRetryMs: 3000,
@@ -81,7 +116,12 @@ export class Client {
   constructor(url, options = {}) {
     if (!options.name) throw new TypeError('Client needs a display name (options.name)');
     this.url = url;
-    this.options = { ...DEFAULTS, ...options, backoff: { ...DEFAULTS.backoff, ...options.backoff } };
+    this.options = {
+      ...DEFAULTS,
+      ...options,
+      backoff: { ...DEFAULTS.backoff, ...options.backoff },
+      retry: { ...DEFAULTS.retry, ...options.retry },
+    };
     this.name = this.options.name;
     this.codec = codecFor(this.options.subprotocol);
     this.protocol = this.options.protocol;
@@ -323,6 +363,25 @@ export class Client {
     });
   }
 
+  /**
+   * `request`, sent again with the same fields (its idempotency key too) while the
+   * server answers an error carrying `retry_ms`; a `waiting` event says so each time.
+   */
+  async requestWithRetry(type, fields = {}) {
+    const { tries, maxMs } = this.options.retry;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.request(type, fields);
+      } catch (err) {
+        if (!(err instanceof ServerError) || err.retryMs === undefined || attempt >= tries) throw err;
+        const delayMs = Math.round(Math.min(maxMs, err.retryMs * 2 ** (attempt - 1) * (1 + Math.random() / 2)));
+        const message = waitingWords(type, err.code, delayMs, attempt, tries);
+        this._emit('waiting', { type, code: err.code, attempt, delayMs, message });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
   // One helper per client-to-server message of protocol v1 (see protocol/v1/index.json).
 
   ping() {
@@ -355,13 +414,16 @@ export class Client {
 
   /** Create a table; resolves with its id. `options` may hold turn_seconds and seed. */
   async createTable(game, seats, options = {}, name) {
-    return (await this.request('create_table', { game, seats, options, name })).table;
+    const fields = { game, seats, options, name, key: newKey() };
+    return (await this.requestWithRetry('create_table', fields)).table;
   }
 
   /** Take a seat (a given one, the first free one, or yours back with `token`). */
   async join(table, { seat, token } = {}) {
     const mirror = this._mirror(table);
-    const reply = await this.request('join', { table, seat, token });
+    // A token is its own retry guarantee; a fresh seat needs a key to be retried safely.
+    const key = token === undefined ? newKey() : undefined;
+    const reply = await this.requestWithRetry('join', { table, seat, token, key });
     mirror.role = Role.PLAYER;
     mirror.seat = reply.seat;
     mirror.token = reply.token;
@@ -392,7 +454,7 @@ export class Client {
     const game = mirror?.view?.game;
     if (game) this.protocol?.validateAction(game, action);
     const version = mirror && mirror.version >= 0 ? mirror.version : undefined;
-    return (await this.request('act', { table, action, version })).version;
+    return (await this.requestWithRetry('act', { table, action, version, key: newKey() })).version;
   }
 
   /** The actions legal for your seat now: {actions, version}. */
@@ -479,10 +541,14 @@ export class Client {
       this._emit('error', err);
       return;
     }
-    if (this.options.inspect && this.options.inspect(msg) === false) return;
-    this._inbox = this._inbox
-      .then(() => this._dispatch(msg))
-      .catch((err) => this._emit('error', err));
+    // A batch is its messages, in order (never nested).
+    const messages = msg?.t === 'batch' && Array.isArray(msg.m) ? msg.m.filter((m) => m?.t !== 'batch') : [msg];
+    for (const item of messages) {
+      if (this.options.inspect && this.options.inspect(item) === false) continue;
+      this._inbox = this._inbox
+        .then(() => this._dispatch(item))
+        .catch((err) => this._emit('error', err));
+    }
   }
 
   async _dispatch(msg) {
@@ -535,7 +601,7 @@ export class Client {
     this._pending.delete(msg.id);
     clearTimeout(pending.timer);
     if (msg.t === 'ok') pending.resolve(msg);
-    else pending.reject(new ServerError(msg.code, msg.message, pending.msg));
+    else pending.reject(new ServerError(msg.code, msg.message, pending.msg, msg.retry_ms));
   }
 
   async _onSnapshot(msg) {

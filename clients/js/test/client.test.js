@@ -1,10 +1,11 @@
 // The client library against a real hub (spawned on a free port): hello, requests,
 // patches equal snapshots, resync after a forced gap and after a corrupted view,
-// reconnect + resume through a cut TCP connection, the live lobby.
+// reconnect + resume through a cut TCP connection, the live lobby, batch frames, and
+// retries of what a busy server refuses (against a scripted peer: a hub is not busy on cue).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 
 import { Client, JSON_SUBPROTOCOL, loadProtocol, ProtocolError, ServerError } from '../lib/index.js';
 import { readProtocolFile, startHub } from '../testing/hub.js';
@@ -271,5 +272,72 @@ describe('every game', () => {
       assert.equal(mirror.mismatches, 0, `${game.id}: hash mismatches`);
       assert.ok(mirror.view.board && typeof mirror.view.board === 'object');
     }
+  });
+});
+
+describe('batches and retries', () => {
+  it('asks for batch and takes batch frames apart in order', async () => {
+    const client = await connect('batcher');
+    let batches = 0;
+    client._ws.addEventListener('message', (event) => {
+      if (client.codec.decode(event.data).t === 'batch') batches += 1;
+    });
+    const table = await client.createTable('nmbr9', 1, { seed: 4 });
+    const kinds = [];
+    client.on('message', (msg) => kinds.push(msg.t));
+    const snapshot = client.next('message', (msg) => msg.t === 'snapshot');
+    await client.join(table); // the ok and the snapshot leave the hub in one flush
+    await snapshot;
+    const mirror = await client.waitFor(table, (m) => m.version >= 1);
+    assert.ok(batches >= 1, 'the hub sent at least one batch');
+    assert.ok(!kinds.includes('batch'), 'handlers see the messages, never the batch');
+    assert.ok(kinds.indexOf('ok') < kinds.indexOf('snapshot'), 'in the order sent');
+    const version = await client.act(table, (await client.legal(table)).actions[0]);
+    await client.waitFor(table, (m) => m.version >= version);
+    assert.equal(mirror.mismatches, 0);
+  });
+
+  it('retries overloaded and unavailable with the same key, saying so in words', async () => {
+    const seen = [];
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (p) => [...p][0] });
+    server.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        seen.push(msg);
+        const earlier = seen.filter((m) => m.t === msg.t).length - 1;
+        const busy = (code) => ({ t: 'error', id: msg.id, code, message: 'not now', retry_ms: 5 });
+        let out;
+        if (msg.t === 'hello') out = { t: 'ok', id: msg.id, resumed: [] };
+        else if (msg.t === 'create_table') out = earlier < 2 ? busy('overloaded') : { t: 'ok', id: msg.id, table: 't1' };
+        else if (msg.t === 'join') out = earlier < 1 ? busy('unavailable') : { t: 'ok', id: msg.id, seat: 0, token: 'tok-tok-tok' };
+        else out = busy('overloaded');
+        ws.send(JSON.stringify(out));
+      });
+    });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `ws://127.0.0.1:${server.address().port}/ws`;
+    const client = await Client.connect(url, { name: 'retrier', WebSocket, subprotocol: JSON_SUBPROTOCOL, reconnect: false });
+    const said = [];
+    client.on('waiting', (detail) => said.push(detail));
+    try {
+      assert.equal(await client.createTable('nmbr9', 2), 't1');
+      assert.deepEqual(await client.join('t1'), { seat: 0, token: 'tok-tok-tok' });
+      await assert.rejects(client.act('t1', { type: 'place', x: 0, y: 0, rot: 0 }), { code: 'overloaded' });
+    } finally {
+      await client.close();
+      server.close();
+    }
+    assert.deepEqual(seen[0].caps, ['batch']);
+    for (const type of ['create_table', 'join', 'act']) {
+      const tries = seen.filter((m) => m.t === type);
+      assert.equal(new Set(tries.map((m) => m.key)).size, 1, `${type}: one key for every try`);
+      assert.match(tries[0].key, /^[A-Za-z0-9_-]{32}$/);
+      assert.equal(new Set(tries.map((m) => m.id)).size, tries.length);
+    }
+    assert.equal(seen.filter((m) => m.t === 'act').length, client.options.retry.tries);
+    assert.match(said[0].message, /^the server is busy: creating the table again in \d+\.\d s \(try 2 of 8\)$/);
+    assert.match(said[2].message, /^the server cannot reach its storage right now: taking the seat/);
+    assert.ok(said.every((d) => !/undefined|null|_/.test(d.message)));
+    assert.ok(said.every((d) => d.delayMs <= client.options.retry.maxMs));
   });
 });
