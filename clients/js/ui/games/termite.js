@@ -79,7 +79,7 @@ export function slotWords(slot) {
 /** One field of a choice as a button's content (pieces where it is a piece); `board`
  * (the view's board, optional) lets a stake show its colour. */
 function fieldContent(key, value, board = null) {
-  if (value === undefined) return 'none';
+  if (value === undefined) return key === 'row' ? 'dropped straight down' : 'none';
   switch (key) {
     case 'type':
       return { choose: 'choose', pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
@@ -89,6 +89,8 @@ function fieldContent(key, value, board = null) {
       return `rooms ${value.map((r) => Number(r) + 1).join(' and ')}`;
     case 'column':
       return `column ${Number(value) + 1}`;
+    case 'row':
+      return `row ${Number(value) + 1} from the bottom`;
     case 'rotation':
       return `turned ${Number(value) * 90}°`;
     case 'blueprint':
@@ -157,7 +159,7 @@ function actionContent(action) {
   return fields.map(([key, value], i) => [i ? ', ' : '', fieldContent(key, value)]);
 }
 
-const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'edge', 'space', 'cubes', 'colour', 'value'];
+const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'row', 'edge', 'space', 'cubes', 'colour', 'value'];
 const STEP_QUESTION = {
   type: 'What do you do?',
   card: 'Which card?',
@@ -171,6 +173,7 @@ const STEP_QUESTION = {
   rooms: 'Which rooms?',
   rotation: 'Which way round?',
   column: 'Which wall column?',
+  row: 'Dropped, or set at a row?',
   edge: 'Which tunnel?',
   space: 'Which bonus?',
   cubes: 'Which cubes?',
@@ -286,7 +289,7 @@ export function createView(root, ctx) {
                   'button',
                   {
                     class: ['small', 'tm-choice', step.key === 'type' ? o.value : null],
-                    data: { key: step.key, count: o.actions.length },
+                    data: { key: step.key, count: o.actions.length, value: o.value === undefined ? '' : JSON.stringify(o.value) },
                     on: { click: answer },
                   },
                   fieldContent(step.key, o.value, b()),
@@ -584,8 +587,10 @@ export function describe(event, name) {
       return `${who} rolled ${(event.values ?? []).join(', ')}.`;
     case 'passed':
       return `${who} passed.`;
-    case 'rows':
-      return `${who} completed wall row${event.rows === 1 ? '' : 's'} (${event.rows}).`;
+    case 'rows': {
+      const rows = (Array.isArray(event.rows) ? event.rows : [event.rows]).map((y) => Number(y) + 1);
+      return `${who} completed wall row${rows.length === 1 ? '' : 's'} ${rows.join(' and ')}: a bonus to choose for each.`;
+    }
     case 'trade':
       return `${who} paid ${paidWords(event.paid)} for a cube.`;
     case 'wall_cube':
