@@ -253,12 +253,11 @@ describe('9-tower to the end', () => {
     const head = await page.$$eval('.end-table thead th', (ths) => ths.map((th) => th.textContent));
     assert.equal(rows.length, 2);
     assert.deepEqual(head.slice(0, 2), ['Place', 'Player']);
-    assert.equal(head.at(-1), 'Score');
-    assert.equal(head.at(-2), 'tiles');
+    assert.deepEqual(head.slice(-2), ['Score', 'tiles placed']);
     for (const row of rows) {
       const levels = row.slice(2, -2).map(Number);
-      assert.equal(levels.reduce((a, b) => a + b, 0), Number(row.at(-1)), `levels add up to the score: ${row}`);
-      assert.equal(row.at(-2), '20', 'twenty tiles each');
+      assert.equal(levels.reduce((a, b) => a + b, 0), Number(row.at(-2)), `levels add up to the score: ${row}`);
+      assert.equal(row.at(-1), '20', 'twenty tiles each');
     }
     assert.match(await page.textContent('.end-screen h2'), /^Game over — (You win|bot 2 wins|You share the win)/);
     assert.match(await page.textContent('.end-reason'), /^All 20 cards were played\.$/);
@@ -613,6 +612,27 @@ describe('Termite Towers: the rarer choices', () => {
       }
     }
     assertReadable(await logLines(page));
+
+    // Resigning ends the solo game on the score broken down: its parts add up to it.
+    const { player } = await mySide(page, table);
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.click('button.resign');
+    await page.waitForSelector('.end-screen:not([hidden]) .end-table');
+    assert.equal(await page.textContent('.end-screen h2'), 'Game over — Nobody wins');
+    assert.equal(await page.textContent('.end-reason'), 'Ended by resignation.');
+    const head = await page.$$eval('.end-table thead th', (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(head, ['Place', 'Player', 'blueprints', 'goal cards', 'bonus spaces', 'Score', 'wall rows', 'wall cubes', 'dice']);
+    const [row] = await page.$$eval('.end-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const [blueprints, goals, bonus, score, rows, cubes, dice] = row.slice(2).map(Number);
+    const SHAPE_POINTS = { O: 2, I: 3, L: 3, J: 3, T: 4, S: 5, Z: 5 }; // docs/games/termite.md
+    assert.equal(blueprints, player.built.reduce((sum, card) => sum + SHAPE_POINTS[card.split('-')[1]], 0));
+    assert.ok(blueprints > 0, 'a blueprint was built');
+    assert.equal(bonus, path.actions[path.met.bonus].space === 'points' ? 2 : 0, 'the +2 bonus space, when chosen');
+    assert.ok([0, 2, 4].includes(goals), `goal cards give 2 each: ${goals}`);
+    assert.equal(blueprints + goals + bonus, score);
+    assert.equal(score, player.score);
+    assert.deepEqual([rows, cubes, dice], [player.rows, player.wall.join('').replaceAll('.', '').length, player.dice.length]);
+    await screenshot(page, 'termite-end');
     assert.deepEqual(page.problems, []);
   });
 });

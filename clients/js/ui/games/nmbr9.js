@@ -537,16 +537,16 @@ export function describe(event, name) {
   }
 }
 
-/** The end screen's breakdown: points per level for every seat. */
+/** The end screen's breakdown: points per level for every seat (they add up to the
+ * score), then the tiles each placed. */
 export function breakdown(view) {
   const players = view.board.players;
   const top = Math.max(1, ...players.flatMap((p) => p.tiles.map((t) => t.level)));
   const columns = Array.from({ length: top }, (_, i) => `level ${i + 1}`);
   return {
-    columns: [...columns, 'tiles'],
-    rows: players.map((p) => [
-      ...columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0)),
-      p.tiles.length,
-    ]),
+    columns,
+    rows: players.map((p) => columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0))),
+    after: { columns: ['tiles placed'], rows: players.map((p) => [p.tiles.length]) },
+    note: 'A tile scores its number times its level; tiles on the table (level 0) score nothing.',
   };
 }

@@ -610,11 +610,30 @@ export function describe(event, name) {
   }
 }
 
-/** The end screen's breakdown: what each seat has on the table. */
+/** Points of a built blueprint by its shape (the edition's table, docs/games/termite.md). */
+const SHAPE_POINTS = { O: 2, I: 3, L: 3, J: 3, T: 4, S: 5, Z: 5 };
+
+/** The result's reason in words (the engine's end reasons are words already but one). */
+export function reason(code) {
+  return code === 'resignation' ? 'ended by resignation' : null;
+}
+
+/** The end screen's breakdown: blueprint points, goal cards and bonus points (they add up
+ * to the score), then the tie-breaks in their order: rows, wall cubes, fewer dice. */
 export function breakdown(view) {
   const players = view.board.players ?? [];
+  const parts = players.map((p) => {
+    const blueprints = (p.built ?? []).reduce((s, card) => s + (SHAPE_POINTS[String(card).split('-')[1]] ?? 0), 0);
+    const bonus = p.points ?? 0;
+    return [blueprints, (p.score ?? 0) - blueprints - bonus, bonus];
+  });
   return {
-    columns: ['wall rows', 'built', 'hatched', 'bonus points'],
-    rows: players.map((p) => [p.rows ?? 0, (p.built ?? []).length, p.hatched ?? 0, p.points ?? 0]),
+    columns: ['blueprints', 'goal cards', 'bonus spaces'],
+    rows: parts,
+    after: {
+      columns: ['wall rows', 'wall cubes', 'dice'],
+      rows: players.map((p) => [p.rows ?? 0, (p.wall ?? []).join('').replaceAll('.', '').length, (p.dice ?? []).length]),
+    },
+    note: 'Equal scores are decided by more completed wall rows, then more cubes in the wall, then fewer dice.',
   };
 }
