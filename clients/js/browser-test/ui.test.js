@@ -237,6 +237,7 @@ describe('9-tower to the end', () => {
     for (let round = 1; round <= 20; round++) {
       await roundIs(page, round);
       // The board keeps its frame while the tiles fit: no jump after Confirm.
+      if (round === 12) await screenshot(page, 'nmbr9-round12');
       const before = await page.$eval('.n9-big', (el) => el.getAttribute('viewBox'));
       await placeByClicking(page, table, { highest: true });
       if (round < 20) {
@@ -246,7 +247,6 @@ describe('9-tower to the end', () => {
         const [ax, ay] = after.split(' ').map(Number);
         assert.ok(ax <= bx && ay <= by, `the frame only grows: ${before} -> ${after}`);
       }
-      if (round === 12) await screenshot(page, 'nmbr9-round12');
     }
     await page.waitForSelector('.end-screen:not([hidden]) .end-table');
     const rows = await page.$$eval('.end-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
