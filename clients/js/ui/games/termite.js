@@ -63,6 +63,8 @@ function blueprintEl(card) {
 const words = (id) => String(id).replaceAll('_', ' ');
 const QUEEN = { royal_jelly: 'royal jelly', swarm: 'swarm', nursery: 'nursery', architect: 'architect', mandibles: 'mandibles' };
 const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', points: 'points' };
+/** The "do it" answer of an optional night choice (beside "pass"). */
+const CHOOSE = { trade: 'trade', move: 'move cubes', build: 'build' };
 const PAY = { cubes: 'two cubes from your rooms', egg: 'an egg', queen: 'a queen card', blueprint: 'a blueprint from your hand' };
 
 /** Where a slot id points, in words: "A4" -> "card A, space 4", "D3t" -> "tunnel of D3". */
@@ -82,7 +84,8 @@ function fieldContent(key, value, board = null) {
   if (value === undefined) return key === 'row' ? 'dropped straight down' : 'none';
   switch (key) {
     case 'type':
-      return { choose: 'choose', pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
+      if (value === 'choose') return CHOOSE[board?.pending?.kind] ?? 'choose';
+      return { pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
     case 'room':
       return `room ${Number(value) + 1}`;
     case 'rooms':
@@ -602,7 +605,9 @@ export function describe(event, name) {
     case 'revealed':
       return `A stake card at D${event.area} was turned up: ${event.cubes} ${event.colour} cube${event.cubes === 1 ? '' : 's'}.`;
     case 'majority':
-      return `Stake D${event.area} is shared out: ${(event.awards ?? []).map(([seat, n]) => `${name(seat)} ${n}`).join(', ') || 'nobody'}.`;
+      return (event.awards ?? []).length
+        ? `Stake D${event.area} is shared out: ${event.awards.map(([seat, n]) => `${name(seat)} collects ${n} cube${n === 1 ? '' : 's'}`).join(', ')}.`
+        : `Nobody collects cubes at stake D${event.area}: the neutral dice hold the most.`;
     case 'finished':
       return `The game is over: ${event.reason}.`;
     default:
