@@ -211,10 +211,13 @@ describe('9-tower in the browser', () => {
 /** Every log line, newest first. */
 const logLines = (page) => page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
 
-/** Log lines are sentences for people: no field dumps, codes or null. */
+/** Log lines are sentences for people: no field dumps, codes, null or bare event names. */
 function assertReadable(lines) {
   assert.ok(lines.length > 0, 'the log has lines');
-  for (const line of lines) assert.doesNotMatch(line, /[{}[\]_]|\bnull\b|\bundefined\b|NaN|\(\w+ \w+,/, line);
+  for (const line of lines) {
+    assert.doesNotMatch(line, /[{}[\]_]|\bnull\b|\bundefined\b|NaN|\(\w+ \w+,/, line);
+    assert.ok(line.split(' ').length >= 3, `a sentence, not a bare event name: ${line}`);
+  }
 }
 
 describe('9-tower to the end', () => {

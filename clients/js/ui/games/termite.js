@@ -62,7 +62,7 @@ function blueprintEl(card) {
 
 const words = (id) => String(id).replaceAll('_', ' ');
 const QUEEN = { royal_jelly: 'royal jelly', swarm: 'swarm', nursery: 'nursery', architect: 'architect', mandibles: 'mandibles' };
-const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', points: 'points' };
+const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', queen: 'a queen card', egg: 'an egg', cubes: 'two cubes of one colour', points: '2 points' };
 /** The "do it" answer of an optional night choice (beside "pass"). */
 const CHOOSE = { trade: 'trade', move: 'move cubes', build: 'build' };
 const PAY = { cubes: 'two cubes from your rooms', egg: 'an egg', queen: 'a queen card', blueprint: 'a blueprint from your hand' };
@@ -581,7 +581,11 @@ export function describe(event, name) {
     case 'queen_drawn':
       return `${who} drew a queen card (${event.left} left).`;
     case 'bonus':
-      return `${who} chose the bonus: ${BONUS[event.space] ?? words(event.space)}.`;
+      return `${who} chose the bonus: ${BONUS[event.space] ?? words(event.space)}${event.lost ? ' (the supply has none left, so it is lost)' : ''}.`;
+    case 'no_hatch':
+      return `${who}'s egg in room ${Number(event.room) + 1} stays an egg: the supply has no ${words(event.kind)} die left.`;
+    case 'neutral':
+      return 'The neutral dice were rolled and set out on the action cards and stakes.';
     case 'night':
       return `Night ${event.round}: the actions happen.`;
     case 'round':
@@ -609,7 +613,7 @@ export function describe(event, name) {
         ? `Stake D${event.area} is shared out: ${event.awards.map(([seat, n]) => `${name(seat)} collects ${n} cube${n === 1 ? '' : 's'}`).join(', ')}.`
         : `Nobody collects cubes at stake D${event.area}: the neutral dice hold the most.`;
     case 'finished':
-      return `The game is over: ${event.reason}.`;
+      return event.reason === 'resignation' ? 'The game is over.' : `The game is over: ${event.reason}.`;
     default:
       return null;
   }
