@@ -14,7 +14,7 @@ import pytest
 
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.play import COMMANDS_HELP
-from tablehub.clients.cli.renderers import completto, termite
+from tablehub.clients.cli.renderers import completto
 from tablehub.clients.cli.screen import compose, deadline_text, scores
 from tablehub.server.games import _MODULES, get_game
 from tablehub.server.games.base import Game
@@ -260,18 +260,6 @@ def test_every_help_fits_an_80_column_window() -> None:
     for name, text in texts.items():
         wide = [line for line in text.splitlines() if len(line) >= 80]
         assert not wide, f"{name}: {wide}"
-
-
-def test_termite_compact_screen_keys_its_die_codes_right_under_your_dice() -> None:
-    """A short window cuts the bottom of the screen: the key comes before the codes it
-    explains on the action cards, so the window keeps it."""
-    game = get_game("termite")
-    assert game is not None
-    state = game.setup(game.resolve_options({}), 2, 3)
-    lines = termite.render_compact(game.view(state, 0), 0).splitlines()
-    dice = next(i for i, line in enumerate(lines) if line.startswith("your dice"))
-    assert lines[dice + 1].startswith("key: 0w3 = seat 0's worker showing 3"), lines
-    assert lines[dice + 2].startswith("A blueprint "), "the action cards come after the key"
 
 
 def test_number_row_setup_names_the_seats_still_inserting() -> None:
