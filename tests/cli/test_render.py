@@ -14,6 +14,7 @@ import pytest
 
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.play import COMMANDS_HELP
+from tablehub.clients.cli.renderers import completto
 from tablehub.clients.cli.screen import compose, deadline_text, scores
 from tablehub.server.games import _MODULES, get_game
 from tablehub.server.games.base import Game
@@ -259,3 +260,11 @@ def test_every_help_fits_an_80_column_window() -> None:
     for name, text in texts.items():
         wide = [line for line in text.splitlines() if len(line) >= 80]
         assert not wide, f"{name}: {wide}"
+
+
+def test_number_row_setup_names_the_seats_still_inserting() -> None:
+    game = get_game("completto")
+    assert game is not None
+    state = game.setup(game.resolve_options({}), 2, 3)
+    text = completto.render(game.view(state, 1), 1)
+    assert "setup: seat 0 and seat 1 (you) still inserting face-up tiles" in text, text

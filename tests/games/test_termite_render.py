@@ -234,8 +234,8 @@ def test_the_compact_screen_leads_with_the_choice_and_your_board() -> None:
     assert lines[0].startswith("Round 1, night — Waiting for you: ")
     assert "=<" not in lines[0], "the choice in words, not the action syntax"
     assert lines[1].startswith(" 6 |") and "you: score" in lines[1]
-    assert any(line.startswith("your dice") for line in lines)
-    assert lines[-1] == renderer.KEY and "worker" in renderer.KEY
+    dice = next(i for i, line in enumerate(lines) if line.startswith("your dice"))
+    assert lines[dice + 1] == renderer.KEY and "worker" in renderer.KEY, "the key under the dice"
     assert len(lines) <= 20
 
 

@@ -41,8 +41,8 @@ def _seat_name(s: int, seat: int | None) -> str:
 def _headline(board: dict[str, Any], seat: int | None) -> str:
     head = f"{BOLD}Number row{RESET} - round {board['round']} of {board['rounds']}"
     if board["phase"] == "setup":
-        waiting = ", ".join(str(s) for s in board["to_act"]) or "nobody"
-        return f"{head} - setup: seats {waiting} still inserting their face-up tiles"
+        waiting = " and ".join(_seat_name(s, seat) for s in board["to_act"]) or "nobody"
+        return f"{head} - setup: {waiting} still inserting face-up tiles"
     if board["phase"] == "play":
         who = _seat_name(board["current"], seat)
         bonus = " (bonus turn)" if board["bonus"] else ""

@@ -76,9 +76,13 @@ def _player_line(seat: int, player: dict[str, Any], viewer: int | None) -> str:
         flags.append("placed")
     else:
         flags.append("thinking")
-    return (
-        f"seat {seat}: {player['score']} points, {len(player['tiles'])} tiles ({', '.join(flags)})"
-    )
+    score, tiles = count(player["score"], "point"), count(len(player["tiles"]), "tile")
+    return f"seat {seat}: {score}, {tiles} ({', '.join(flags)})"
+
+
+def count(n: int, word: str) -> str:
+    """``n`` and the word, plural unless one: "1 point", "38 points"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def render(board: dict[str, Any], seat: int | None) -> str:
@@ -149,7 +153,7 @@ def describe_news(
                 (
                     event["seat"],
                     f"placed the {event['digit']} at ({event['x']},{event['y']}){turned}, "
-                    f"level {event['level']} ({event['score']} points)",
+                    f"level {event['level']} ({count(event['score'], 'point')})",
                 )
             )
         elif kind == "resigned":

@@ -231,7 +231,7 @@ def render(board: dict[str, Any], seat: int | None) -> str:
 
 def render_compact(board: dict[str, Any], seat: int | None) -> str:
     """The pending choice; your wall with your score, cards, rooms and dice beside it;
-    the action cards and stakes; one line per other seat; the key."""
+    the key to the die codes; the action cards and stakes; one line per other seat."""
     players = board["players"]
     mine = seat if seat is not None and 0 <= seat < len(players) else board["start"]
     p = players[mine]
@@ -253,6 +253,7 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
         right = info[n] if n < len(info) else ""
         lines.append(f"{left}{' ' * pad}{right}".rstrip())
     lines.append(_dice_text(p))
+    lines.append(KEY)  # next to the first die codes, so a short window still shows it
     cards = [
         f"{_CARD_NAMES[card].strip()} "
         + " ".join(f"{v}:{_die(d) if d else '·'}" for v, d in enumerate(row, 1))
@@ -269,7 +270,6 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
                 f"{len(other['dice'])} dice ({placed} placed)"
                 + (", resigned" if other["resigned"] else "")
             )
-    lines.append(KEY)
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 
 import { cellPoint, launch, openUi, screenshot, tableId } from '../testing/browser.js';
 import { startHub } from '../testing/hub.js';
+import { termitePath } from '../testing/termite.js';
 import { checkPlacement, placedCells, shapeSize } from '../ui/games/nmbr9-rules.js';
 
 const ROUNDS = 5;
@@ -210,10 +211,13 @@ describe('9-tower in the browser', () => {
 /** Every log line, newest first. */
 const logLines = (page) => page.$$eval('.event-log li', (els) => els.map((e) => e.textContent));
 
-/** Log lines are sentences for people: no field dumps, codes or null. */
+/** Log lines are sentences for people: no field dumps, codes, null or bare event names. */
 function assertReadable(lines) {
   assert.ok(lines.length > 0, 'the log has lines');
-  for (const line of lines) assert.doesNotMatch(line, /[{}[\]_]|\bnull\b|\bundefined\b|NaN|\(\w+ \w+,/, line);
+  for (const line of lines) {
+    assert.doesNotMatch(line, /[{}[\]_]|\bnull\b|\bundefined\b|NaN|\(\w+ \w+,/, line);
+    assert.ok(line.split(' ').length >= 3, `a sentence, not a bare event name: ${line}`);
+  }
 }
 
 describe('9-tower to the end', () => {
@@ -236,6 +240,7 @@ describe('9-tower to the end', () => {
     for (let round = 1; round <= 20; round++) {
       await roundIs(page, round);
       // The board keeps its frame while the tiles fit: no jump after Confirm.
+      if (round === 12) await screenshot(page, 'nmbr9-round12');
       const before = await page.$eval('.n9-big', (el) => el.getAttribute('viewBox'));
       await placeByClicking(page, table, { highest: true });
       if (round < 20) {
@@ -245,19 +250,17 @@ describe('9-tower to the end', () => {
         const [ax, ay] = after.split(' ').map(Number);
         assert.ok(ax <= bx && ay <= by, `the frame only grows: ${before} -> ${after}`);
       }
-      if (round === 12) await screenshot(page, 'nmbr9-round12');
     }
     await page.waitForSelector('.end-screen:not([hidden]) .end-table');
     const rows = await page.$$eval('.end-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     const head = await page.$$eval('.end-table thead th', (ths) => ths.map((th) => th.textContent));
     assert.equal(rows.length, 2);
     assert.deepEqual(head.slice(0, 2), ['Place', 'Player']);
-    assert.equal(head.at(-1), 'Score');
-    assert.equal(head.at(-2), 'tiles');
+    assert.deepEqual(head.slice(-2), ['Score', 'tiles placed']);
     for (const row of rows) {
       const levels = row.slice(2, -2).map(Number);
-      assert.equal(levels.reduce((a, b) => a + b, 0), Number(row.at(-1)), `levels add up to the score: ${row}`);
-      assert.equal(row.at(-2), '20', 'twenty tiles each');
+      assert.equal(levels.reduce((a, b) => a + b, 0), Number(row.at(-2)), `levels add up to the score: ${row}`);
+      assert.equal(row.at(-1), '20', 'twenty tiles each');
     }
     assert.match(await page.textContent('.end-screen h2'), /^Game over — (You win|bot 2 wins|You share the win)/);
     assert.match(await page.textContent('.end-reason'), /^All 20 cards were played\.$/);
@@ -516,6 +519,123 @@ describe('Termite Towers in steps', () => {
     assert.deepEqual(await page.$$eval('.tm-mine .tm-rooms small', (els) => els.map((e) => e.textContent)), ['room 1', 'room 2', 'room 3', 'room 4', 'room 5', 'room 6']);
     assertReadable(await logLines(page));
     await screenshot(page, 'termite-solo');
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+/** The page's view of its seat in a table: {version, board player}. */
+const mySide = (page, table) =>
+  page.evaluate((t) => {
+    const { view, version, seat } = window.tablehub.client.tables.get(t);
+    return { version, player: view.board.players[seat] };
+  }, table);
+
+/**
+ * Make `action` (planned for the pending choice shown) by clicking the page: a bumped die
+ * by its die and a highlighted space; a night choice one question at a time, rooms and wall
+ * columns on the board.  Resolves with the number of questions asked.
+ */
+async function answerOnPage(page, table, action) {
+  const { version } = await mySide(page, table);
+  const acted = () => page.waitForFunction(({ t, v }) => window.tablehub.client.tables.get(t).version > v, { t: table, v: version });
+  if (action.type === 'place_die') {
+    await page.click(`.tm-mine button.tm-die[data-die="${action.die}"]`);
+    await page.click(`.tm-slot.target[data-slot="${action.slot}"]`);
+    if ('value' in action) await page.click(`.tm-steps .tm-choice[data-key="value"][data-value="${action.value}"]`);
+    await acted();
+    return 1;
+  }
+  for (let questions = 1; ; questions++) {
+    const key = await page.$eval('.tm-steps .tm-choice', (el) => el.dataset.key);
+    const value = action[key] === undefined ? '' : JSON.stringify(action[key]);
+    const onBoard = { room: `.tm-mine .tm-rooms .tm-slot.target[data-room="${action.room}"]`, column: `.tm-mine .tm-wall-pick[data-column="${action.column}"]` }[key];
+    const picks = await page.$$eval('.tm-pick', (els) => els.length);
+    await page.click(onBoard ?? `.tm-steps .tm-choice[data-key="${key}"][data-value='${value}']`);
+    const next = await page.waitForFunction(
+      ({ t, v, n }) => (window.tablehub.client.tables.get(t).version > v ? 'acted' : document.querySelectorAll('.tm-pick').length > n ? 'next' : false),
+      { t: table, v: version, n: picks },
+    );
+    if ((await next.jsonValue()) === 'acted') return questions;
+  }
+}
+
+describe('Termite Towers: the rarer choices', () => {
+  it('a bumped die, moving cubes, building and a wall-row bonus, each answered on the page', async () => {
+    const path = termitePath(4, ['bumped', 'move', 'build', 'bonus']);
+    const answers = new Map(Object.entries(path.met).map(([kind, index]) => [index, kind]));
+    const page = await open('uma');
+    const table = await createTable(page, 'termite', { seats: 1, bots: false, options: { seed: path.seed } });
+    await page.waitForSelector('.tm-cards .tm-slot');
+    for (const [index, action] of path.actions.entries()) {
+      const kind = answers.get(index);
+      if (!kind) {
+        // The way there: played through the page's own client, not clicked.
+        await page.evaluate(async ({ t, a }) => {
+          const { client } = window.tablehub;
+          const version = await client.act(t, a);
+          await client.waitFor(t, (m) => m.version >= version);
+        }, { t: table, a: action });
+        continue;
+      }
+      await page.waitForSelector(`.tm-prompt.mine[data-kind="${kind}"]`);
+      const prompt = await page.textContent('.tm-prompt.mine');
+      const before = await mySide(page, table);
+      await screenshot(page, `termite-${kind}`);
+      const questions = await answerOnPage(page, table, action);
+      assert.ok(questions <= 5, `${kind} took ${questions} questions`);
+      const after = await mySide(page, table);
+      const log = await logLines(page);
+      const cubesIn = (player, rooms) => rooms.map((r) => player.rooms[r].cubes.join(' '));
+      const wallCubes = (player) => player.wall.join('').replaceAll('.', '').length;
+      switch (kind) {
+        case 'bumped':
+          assert.match(prompt, /^uma \(you\): die \d+ was pushed off its space: place it again now\.$/);
+          assert.equal(after.player.dice[action.die].at, action.slot);
+          assert.ok(log.some((line) => /^uma \(you\)'s die was pushed off card [ACEG], space \d\.$/.test(line)), log.join('\n'));
+          break;
+        case 'move':
+          assert.match(prompt, /^uma \(you\): move cubes between two of your rooms holding dice that show \d — or pass\.$/);
+          assert.equal(cubesIn(after.player, action.rooms)[0], action.cubes.join(' '));
+          assert.notDeepEqual(cubesIn(after.player, action.rooms), cubesIn(before.player, action.rooms));
+          assert.ok(log.includes(`uma (you) moved cubes between rooms ${action.rooms.map((r) => r + 1).join(' and ')}.`), log.join('\n'));
+          break;
+        case 'build':
+          assert.equal(wallCubes(after.player), wallCubes(before.player) + 4);
+          assert.deepEqual(after.player.built, [...before.player.built, action.blueprint]);
+          assert.ok(log.includes(`uma (you) built the ${action.blueprint.replace('-', ' ')} blueprint into the wall.`), log.join('\n'));
+          break;
+        case 'bonus':
+          assert.match(prompt, /^uma \(you\): a wall row is complete: choose a bonus\.$/);
+          assert.deepEqual(after.player.bonus, [...before.player.bonus, action.space]);
+          assert.ok(log.some((line) => /^uma \(you\) completed wall rows? [\d and]+: a bonus to choose for each\.$/.test(line)), log.join('\n'));
+          assert.ok(log.some((line) => line.startsWith('uma (you) chose the bonus: ')), log.join('\n'));
+          break;
+        default:
+          assert.fail(`unexpected kind ${kind}`);
+      }
+    }
+    assertReadable(await logLines(page));
+
+    // Resigning ends the solo game on the score broken down: its parts add up to it.
+    const { player } = await mySide(page, table);
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.click('button.resign');
+    await page.waitForSelector('.end-screen:not([hidden]) .end-table');
+    assert.equal(await page.textContent('.end-screen h2'), 'Game over — Nobody wins');
+    assert.equal(await page.textContent('.end-reason'), 'Ended by resignation.');
+    const head = await page.$$eval('.end-table thead th', (ths) => ths.map((th) => th.textContent));
+    assert.deepEqual(head, ['Place', 'Player', 'blueprints', 'goal cards', 'bonus spaces', 'Score', 'wall rows', 'wall cubes', 'dice']);
+    const [row] = await page.$$eval('.end-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const [blueprints, goals, bonus, score, rows, cubes, dice] = row.slice(2).map(Number);
+    const SHAPE_POINTS = { O: 2, I: 3, L: 3, J: 3, T: 4, S: 5, Z: 5 }; // docs/games/termite.md
+    assert.equal(blueprints, player.built.reduce((sum, card) => sum + SHAPE_POINTS[card.split('-')[1]], 0));
+    assert.ok(blueprints > 0, 'a blueprint was built');
+    assert.equal(bonus, path.actions[path.met.bonus].space === 'points' ? 2 : 0, 'the +2 bonus space, when chosen');
+    assert.ok([0, 2, 4].includes(goals), `goal cards give 2 each: ${goals}`);
+    assert.equal(blueprints + goals + bonus, score);
+    assert.equal(score, player.score);
+    assert.deepEqual([rows, cubes, dice], [player.rows, player.wall.join('').replaceAll('.', '').length, player.dice.length]);
+    await screenshot(page, 'termite-end');
     assert.deepEqual(page.problems, []);
   });
 });

@@ -228,31 +228,34 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       if (k === 0 || winners.includes(i) !== winners.includes(order[k - 1]) || scores[i] !== scores[order[k - 1]]) place = k + 1;
       return { i, place };
     });
+    const table = h(
+      'table',
+      { class: 'end-table' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'Place'), h('th', {}, 'Player'), parts.columns.map((c) => h('th', {}, c)), h('th', { class: 'score' }, 'Score'), (parts.after?.columns ?? []).map((c) => h('th', { class: 'after' }, c)))),
+      h(
+        'tbody',
+        {},
+        ranked.map(({ i, place: p }) =>
+          h(
+            'tr',
+            { class: [winners.includes(i) ? 'winner' : null, i === seat ? 'me' : null], data: { seat: i } },
+            h('td', {}, winners.includes(i) ? `${p} ★` : String(p)),
+            h('td', {}, seatName(i)),
+            (parts.rows[i] ?? []).map((v) => h('td', { class: 'num' }, String(v))),
+            h('td', { class: 'num score' }, scores[i] === null || scores[i] === undefined ? '–' : String(scores[i])),
+            (parts.after?.rows[i] ?? []).map((v) => h('td', { class: 'num after' }, String(v))),
+          ),
+        ),
+      ),
+    );
     endScreen.hidden = false;
     const why = reasonText(result.reason);
     replace(
       endScreen,
       h('h2', {}, `Game over — ${headline(winners)}`),
       why ? h('p', { class: 'end-reason' }, `${why[0].toUpperCase()}${why.slice(1)}.`) : null,
-      h(
-        'table',
-        { class: 'end-table' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'Place'), h('th', {}, 'Player'), parts.columns.map((c) => h('th', {}, c)), h('th', {}, 'Score'))),
-        h(
-          'tbody',
-          {},
-          ranked.map(({ i, place: p }) =>
-            h(
-              'tr',
-              { class: [winners.includes(i) ? 'winner' : null, i === seat ? 'me' : null], data: { seat: i } },
-              h('td', {}, winners.includes(i) ? `${p} ★` : String(p)),
-              h('td', {}, seatName(i)),
-              (parts.rows[i] ?? []).map((v) => h('td', { class: 'num' }, String(v))),
-              h('td', { class: 'num score' }, scores[i] === null || scores[i] === undefined ? '–' : String(scores[i])),
-            ),
-          ),
-        ),
-      ),
+      h('div', { class: 'end-scroll' }, table),
+      parts.note ? h('p', { class: 'end-note muted' }, parts.note) : null,
       h('p', {}, h('a', { href: '#/', class: 'button' }, 'Back to the lobby')),
     );
   }

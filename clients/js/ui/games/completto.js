@@ -258,10 +258,14 @@ export function describe(event, name) {
   }
 }
 
-/** The end screen's breakdown: face-down tiles left now, penalty points over the rounds. */
+/** The end screen's breakdown: the penalty points over the rounds (the score is minus
+ * those), then the tiles still face down in each row. */
 export function breakdown(view) {
+  const players = view.board.players ?? [];
   return {
-    columns: ['face-down tiles left', 'penalty points'],
-    rows: (view.board.players ?? []).map((p) => [p.face_down ?? 0, p.penalty ?? 0]),
+    columns: ['penalty points'],
+    rows: players.map((p) => [p.penalty ?? 0]),
+    after: { columns: ['tiles still face down'], rows: players.map((p) => [p.face_down ?? 0]) },
+    note: 'Each round gives a penalty point for every tile still face down when it ends; the score is minus the penalty, and the fewest penalty points win.',
   };
 }

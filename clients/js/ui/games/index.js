@@ -7,7 +7,9 @@
 //   optionWords  {option: {label, hint?, choices?: {id: words}, zero?: words}},
 //   describe(event, name) -> a log sentence or null,
 //   reason(code) -> the result's reason in words, or null (engines that send codes),
-//   breakdown(view) -> {columns, rows: [per seat]} for the end-of-game table.
+//   breakdown(view) -> {columns, rows: [per seat]} for the end-of-game table: the parts
+//                of the score (they add up to it), optionally after: {columns, rows}
+//                shown beyond the score (counts, tie-breaks) and a note below it.
 
 import * as brix from './brix.js';
 import * as completto from './completto.js';

@@ -519,15 +519,18 @@ export const optionWords = {
   tournament: { label: 'Tournament table', hint: 'up to 1,000 players on the same deck' },
 };
 
+/** A digit with its article, as it is read: "a 7", "an 8". */
+const aDigit = (digit) => `${Number(digit) === 8 ? 'an' : 'a'} ${digit}`;
+
 /** A log line for one event, or null for the generic line. */
 export function describe(event, name) {
   switch (event.type) {
     case 'placed':
       return event.level > 0
-        ? `${name(event.seat)} placed a ${event.digit} on level ${event.level} for ${event.digit * event.level} point${event.digit * event.level === 1 ? '' : 's'} (total ${event.score}).`
-        : `${name(event.seat)} placed a ${event.digit} on the table (total ${event.score}).`;
+        ? `${name(event.seat)} placed ${aDigit(event.digit)} on level ${event.level} for ${event.digit * event.level} point${event.digit * event.level === 1 ? '' : 's'} (total ${event.score}).`
+        : `${name(event.seat)} placed ${aDigit(event.digit)} on the table (total ${event.score}).`;
     case 'card':
-      return `Round ${event.round}: the card is a ${event.digit}.`;
+      return `Round ${event.round}: the card is ${aDigit(event.digit)}.`;
     case 'resigned':
       return `${name(event.seat)} resigned.`;
     case 'finished':
@@ -537,16 +540,16 @@ export function describe(event, name) {
   }
 }
 
-/** The end screen's breakdown: points per level for every seat. */
+/** The end screen's breakdown: points per level for every seat (they add up to the
+ * score), then the tiles each placed. */
 export function breakdown(view) {
   const players = view.board.players;
   const top = Math.max(1, ...players.flatMap((p) => p.tiles.map((t) => t.level)));
   const columns = Array.from({ length: top }, (_, i) => `level ${i + 1}`);
   return {
-    columns: [...columns, 'tiles'],
-    rows: players.map((p) => [
-      ...columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0)),
-      p.tiles.length,
-    ]),
+    columns,
+    rows: players.map((p) => columns.map((_, i) => p.tiles.filter((t) => t.level === i + 1).reduce((s, t) => s + t.digit * t.level, 0))),
+    after: { columns: ['tiles placed'], rows: players.map((p) => [p.tiles.length]) },
+    note: 'A tile scores its number times its level; tiles on the table (level 0) score nothing.',
   };
 }

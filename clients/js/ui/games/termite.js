@@ -62,7 +62,9 @@ function blueprintEl(card) {
 
 const words = (id) => String(id).replaceAll('_', ' ');
 const QUEEN = { royal_jelly: 'royal jelly', swarm: 'swarm', nursery: 'nursery', architect: 'architect', mandibles: 'mandibles' };
-const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', points: 'points' };
+const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 'a new room', blueprint: 'a blueprint', queen: 'a queen card', egg: 'an egg', cubes: 'two cubes of one colour', points: '2 points' };
+/** The "do it" answer of an optional night choice (beside "pass"). */
+const CHOOSE = { trade: 'trade', move: 'move cubes', build: 'build' };
 const PAY = { cubes: 'two cubes from your rooms', egg: 'an egg', queen: 'a queen card', blueprint: 'a blueprint from your hand' };
 
 /** Where a slot id points, in words: "A4" -> "card A, space 4", "D3t" -> "tunnel of D3". */
@@ -79,16 +81,19 @@ export function slotWords(slot) {
 /** One field of a choice as a button's content (pieces where it is a piece); `board`
  * (the view's board, optional) lets a stake show its colour. */
 function fieldContent(key, value, board = null) {
-  if (value === undefined) return 'none';
+  if (value === undefined) return key === 'row' ? 'dropped straight down' : 'none';
   switch (key) {
     case 'type':
-      return { choose: 'choose', pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
+      if (value === 'choose') return CHOOSE[board?.pending?.kind] ?? 'choose';
+      return { pass: 'pass', play_queen: 'play a queen card', place_die: 'place a die' }[value] ?? words(value);
     case 'room':
       return `room ${Number(value) + 1}`;
     case 'rooms':
       return `rooms ${value.map((r) => Number(r) + 1).join(' and ')}`;
     case 'column':
       return `column ${Number(value) + 1}`;
+    case 'row':
+      return `row ${Number(value) + 1} from the bottom`;
     case 'rotation':
       return `turned ${Number(value) * 90}°`;
     case 'blueprint':
@@ -157,7 +162,7 @@ function actionContent(action) {
   return fields.map(([key, value], i) => [i ? ', ' : '', fieldContent(key, value)]);
 }
 
-const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'edge', 'space', 'cubes', 'colour', 'value'];
+const STEP_ORDER = ['type', 'card', 'pay', 'die', 'helper', 'blueprint', 'source', 'stake', 'room', 'rooms', 'rotation', 'column', 'row', 'edge', 'space', 'cubes', 'colour', 'value'];
 const STEP_QUESTION = {
   type: 'What do you do?',
   card: 'Which card?',
@@ -171,6 +176,7 @@ const STEP_QUESTION = {
   rooms: 'Which rooms?',
   rotation: 'Which way round?',
   column: 'Which wall column?',
+  row: 'Dropped, or set at a row?',
   edge: 'Which tunnel?',
   space: 'Which bonus?',
   cubes: 'Which cubes?',
@@ -286,7 +292,7 @@ export function createView(root, ctx) {
                   'button',
                   {
                     class: ['small', 'tm-choice', step.key === 'type' ? o.value : null],
-                    data: { key: step.key, count: o.actions.length },
+                    data: { key: step.key, count: o.actions.length, value: o.value === undefined ? '' : JSON.stringify(o.value) },
                     on: { click: answer },
                   },
                   fieldContent(step.key, o.value, b()),
@@ -575,7 +581,11 @@ export function describe(event, name) {
     case 'queen_drawn':
       return `${who} drew a queen card (${event.left} left).`;
     case 'bonus':
-      return `${who} chose the bonus: ${BONUS[event.space] ?? words(event.space)}.`;
+      return `${who} chose the bonus: ${BONUS[event.space] ?? words(event.space)}${event.lost ? ' (the supply has none left, so it is lost)' : ''}.`;
+    case 'no_hatch':
+      return `${who}'s egg in room ${Number(event.room) + 1} stays an egg: the supply has no ${words(event.kind)} die left.`;
+    case 'neutral':
+      return 'The neutral dice were rolled and set out on the action cards and stakes.';
     case 'night':
       return `Night ${event.round}: the actions happen.`;
     case 'round':
@@ -584,8 +594,10 @@ export function describe(event, name) {
       return `${who} rolled ${(event.values ?? []).join(', ')}.`;
     case 'passed':
       return `${who} passed.`;
-    case 'rows':
-      return `${who} completed wall row${event.rows === 1 ? '' : 's'} (${event.rows}).`;
+    case 'rows': {
+      const rows = (Array.isArray(event.rows) ? event.rows : [event.rows]).map((y) => Number(y) + 1);
+      return `${who} completed wall row${rows.length === 1 ? '' : 's'} ${rows.join(' and ')}: a bonus to choose for each.`;
+    }
     case 'trade':
       return `${who} paid ${paidWords(event.paid)} for a cube.`;
     case 'wall_cube':
@@ -597,19 +609,40 @@ export function describe(event, name) {
     case 'revealed':
       return `A stake card at D${event.area} was turned up: ${event.cubes} ${event.colour} cube${event.cubes === 1 ? '' : 's'}.`;
     case 'majority':
-      return `Stake D${event.area} is shared out: ${(event.awards ?? []).map(([seat, n]) => `${name(seat)} ${n}`).join(', ') || 'nobody'}.`;
+      return (event.awards ?? []).length
+        ? `Stake D${event.area} is shared out: ${event.awards.map(([seat, n]) => `${name(seat)} collects ${n} cube${n === 1 ? '' : 's'}`).join(', ')}.`
+        : `Nobody collects cubes at stake D${event.area}: the neutral dice hold the most.`;
     case 'finished':
-      return `The game is over: ${event.reason}.`;
+      return event.reason === 'resignation' ? 'The game is over.' : `The game is over: ${event.reason}.`;
     default:
       return null;
   }
 }
 
-/** The end screen's breakdown: what each seat has on the table. */
+/** Points of a built blueprint by its shape (the edition's table, docs/games/termite.md). */
+const SHAPE_POINTS = { O: 2, I: 3, L: 3, J: 3, T: 4, S: 5, Z: 5 };
+
+/** The result's reason in words (the engine's end reasons are words already but one). */
+export function reason(code) {
+  return code === 'resignation' ? 'ended by resignation' : null;
+}
+
+/** The end screen's breakdown: blueprint points, goal cards and bonus points (they add up
+ * to the score), then the tie-breaks in their order: rows, wall cubes, fewer dice. */
 export function breakdown(view) {
   const players = view.board.players ?? [];
+  const parts = players.map((p) => {
+    const blueprints = (p.built ?? []).reduce((s, card) => s + (SHAPE_POINTS[String(card).split('-')[1]] ?? 0), 0);
+    const bonus = p.points ?? 0;
+    return [blueprints, (p.score ?? 0) - blueprints - bonus, bonus];
+  });
   return {
-    columns: ['wall rows', 'built', 'hatched', 'bonus points'],
-    rows: players.map((p) => [p.rows ?? 0, (p.built ?? []).length, p.hatched ?? 0, p.points ?? 0]),
+    columns: ['blueprints', 'goal cards', 'bonus spaces'],
+    rows: parts,
+    after: {
+      columns: ['wall rows', 'wall cubes', 'dice'],
+      rows: players.map((p) => [p.rows ?? 0, (p.wall ?? []).join('').replaceAll('.', '').length, (p.dice ?? []).length]),
+    },
+    note: 'Equal scores are decided by more completed wall rows, then more cubes in the wall, then fewer dice.',
   };
 }
