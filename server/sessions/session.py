@@ -299,6 +299,11 @@ class Session:
         metrics.counter_child(metrics.PUSHES, kind).inc()
         return frames.encoded(self.codec)
 
+    def go_away(self, code: int, reason: str) -> None:
+        """Close the connection on the server's behalf (e.g. 1012: reconnect elsewhere)
+        once the replies already queued are written."""
+        self._abort(Closing(code, reason))
+
     def _abort(self, closing: Closing) -> None:
         if self._closing is None:
             self._closing = closing

@@ -27,6 +27,8 @@ class RemoteCommit:
 
 class Bus:
     multi_process = False
+    lease_ms = 0
+    """How long a table's lease outlives its owner's last renewal (0: no leases)."""
     process_id = "local"
 
     def __init__(self) -> None:

@@ -65,6 +65,7 @@ return 0
 
 class RedisBus(Bus):
     multi_process = True
+    lease_ms = LEASE_MS
 
     index_shards = 1
 

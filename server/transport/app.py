@@ -30,6 +30,8 @@ from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
 from tablehub.server.sessions.session import Closing, SeatHolders, Session, SessionState
 from tablehub.server.store import open_store
+from tablehub.server.transport import evacuation
+from tablehub.server.transport.evacuation import StoreWatch
 
 log = logging.getLogger("tablehub.transport")
 
@@ -57,12 +59,31 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
     holders = SeatHolders()
     per_address: Counter[str] = Counter()
 
+    async def store_up() -> bool:
+        up = await hub.store.reachable()
+        metrics.STORE_UP.set(int(up))
+        return up
+
+    sessions: set[Session] = set()
+    watch = StoreWatch(store_up, hub.bus.lease_ms / 1000)
+
+    def evacuate() -> None:
+        for session in list(sessions):
+            session.go_away(evacuation.CLOSE_CODE, evacuation.CLOSE_REASON)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
+        watching = None
+        if hub.bus.multi_process:  # one process alone has nowhere to send its players
+            watching = asyncio.create_task(watch.run(evacuate), name="store-watch")
         try:
             yield
         finally:
+            if watching is not None:
+                watching.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watching
             await hub.stop()
 
     async def ws_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
@@ -73,6 +94,9 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
         codec = codec_for(list(scope.get("subprotocols", [])))
         if codec is None:  # refused at the handshake: uvicorn answers HTTP 403
             await send({"type": "websocket.close", "code": 1002, "reason": "bad subprotocol"})
+            return
+        if watch.cut_off:  # a balancer tries the next hub (evacuation.py)
+            await _refuse(send, 503, evacuation.REFUSAL)
             return
         await send({"type": "websocket.accept", "subprotocol": codec.name})
         kind = "bytes" if codec.binary else "text"
@@ -111,6 +135,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
 
     async def _serve(codec: Codec, send_frame: SendFrame, close: CloseFn, receive: Receive) -> None:
         session = Session(hub, codec, send_frame, close, limits, holders)
+        sessions.add(session)
         writer = asyncio.create_task(session.writer(), name=f"writer-{session.id}")
         handled = 0
         try:
@@ -141,15 +166,11 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
             writer.cancel()
             await close(1011, "server error")
         finally:
+            sessions.discard(session)
             session.close_all()
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
-
-    async def store_up() -> bool:
-        up = await hub.store.reachable()
-        metrics.STORE_UP.set(int(up))
-        return up
 
     async def healthz(request: Request) -> Response:
         shedding = hub.bus.shedding
@@ -160,6 +181,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
                 "store": hub.store.url,
                 "tables": len(hub.live),
                 "store_ok": store_ok,
+                "cut_off": watch.cut_off,
                 "shedding": shedding is not None,
                 "why": shedding or "",
             }
@@ -188,6 +210,13 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
     http = Starlette(routes=routes, lifespan=lifespan)
     http.state.hub = hub
     return HubApp(http, ws_endpoint)
+
+
+async def _refuse(send: Send, status: int, body: bytes) -> None:
+    """Refuse a WebSocket handshake with an HTTP answer (ASGI's websocket.http.response)."""
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 def _counted_address(scope: Scope, limits: Limits) -> str | None:

@@ -1,0 +1,68 @@
+"""A hub cut off from its store sends its players elsewhere (docs/design.md "Past one
+Redis", partitions).
+
+When this process cannot reach Redis for longer than a lease, the other hubs have
+taken its tables over (their leases expired here), yet its players may still reach
+it: every act they send would be answered ``unavailable`` until the link returns.
+:class:`StoreWatch` probes the store; once it has been unreachable for a lease, the
+hub is *cut off*: every open socket is closed with 1012 (the clients reconnect, and
+the balancer sends them to a hub that has the store) and new WebSocket handshakes
+are refused with HTTP 503 (nginx tries the next hub: ``proxy_next_upstream
+http_503``).  When the store answers again the hub takes players again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger("tablehub.evacuation")
+
+CLOSE_CODE = 1012  # service restart: "reconnect", and a balancer picks a live hub
+CLOSE_REASON = "this server lost the game store; reconnecting you to another server"
+REFUSAL = b"this server cannot reach the game store now; try another server"
+
+
+class StoreWatch:
+    """Is the store reachable, and for how long has it not been?"""
+
+    def __init__(
+        self,
+        reachable: Callable[[], Awaitable[bool]],
+        cut_off_after_s: float,
+        probe_every_s: float = 0.5,
+    ) -> None:
+        self._reachable = reachable
+        self.cut_off_after_s = cut_off_after_s
+        self.probe_every_s = probe_every_s
+        self.cut_off = False
+        """True from a lease's time without the store until it answers again."""
+        self._down_since: float | None = None
+
+    def observe(self, up: bool, now: float) -> bool:
+        """Take one probe's answer at ``now`` (monotonic seconds); True exactly when
+        this answer cuts the hub off."""
+        if up:
+            if self.cut_off:
+                log.warning("the store answers again: taking players again")
+            self._down_since, self.cut_off = None, False
+            return False
+        if self._down_since is None:
+            self._down_since = now
+        if not self.cut_off and now - self._down_since >= self.cut_off_after_s:
+            self.cut_off = True
+            log.error(
+                "the store has been unreachable for %.1f s (a lease): sending players elsewhere",
+                now - self._down_since,
+            )
+            return True
+        return False
+
+    async def run(self, on_cut_off: Callable[[], None]) -> None:
+        """Probe until cancelled; call ``on_cut_off`` each time the hub is cut off."""
+        while True:
+            if self.observe(await self._reachable(), time.monotonic()):
+                on_cut_off()
+            await asyncio.sleep(self.probe_every_s)

@@ -1,0 +1,128 @@
+"""A hub cut off from Redis while its players still reach it sends them elsewhere
+(server/transport/evacuation.py): sockets closed with 1012, handshakes refused with
+503 until the store answers again."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import urllib.request
+from urllib.parse import urlsplit
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Subprotocol
+
+from tablehub.protocol import SUBPROTOCOLS
+from tablehub.server.transport.evacuation import CLOSE_CODE, StoreWatch
+from tests.conftest import RunningHub, start_hub, stop_hub
+
+
+class TcpProxy:
+    """A TCP forwarder to Redis that the test can cut and restore (the hub's link)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._links: set[asyncio.StreamWriter] = set()
+
+    async def open(self) -> None:
+        self._server = await asyncio.start_server(self._link, "127.0.0.1", self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        """Refuse new connections and drop the open ones."""
+        assert self._server is not None
+        self._server.close()
+        for writer in list(self._links):
+            writer.transport.abort()
+        await self._server.wait_closed()
+
+    async def _link(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        try:
+            redis_r, redis_w = await asyncio.open_connection(*self.target)
+        except OSError:
+            client_w.transport.abort()
+            return
+        self._links.update((client_w, redis_w))
+
+        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(OSError):
+                while data := await reader.read(65536):
+                    writer.write(data)
+                    await writer.drain()
+            writer.transport.abort()
+
+        await asyncio.gather(pipe(client_r, redis_w), pipe(redis_r, client_w))
+        self._links.difference_update((client_w, redis_w))
+
+
+def test_the_hub_is_cut_off_after_a_lease_without_the_store_and_back_when_it_answers() -> None:
+    watch = StoreWatch(lambda: asyncio.sleep(0, True), cut_off_after_s=3.0)
+    assert not watch.observe(True, 0.0)
+    assert not watch.observe(False, 10.0) and not watch.cut_off
+    assert not watch.observe(False, 12.9), "shorter than a lease: the tables are still ours"
+    assert watch.observe(False, 13.0) and watch.cut_off, "a lease without the store"
+    assert not watch.observe(False, 20.0) and watch.cut_off, "cut off once, not on every probe"
+    assert not watch.observe(True, 21.0) and not watch.cut_off
+    assert not watch.observe(False, 22.0), "the clock starts again from the next failure"
+
+
+async def _handshake_status(running: RunningHub) -> int:
+    """101 when a WebSocket handshake is accepted, else the HTTP status it got."""
+    try:
+        async with connect(running.url, subprotocols=[Subprotocol(name) for name in SUBPROTOCOLS]):
+            return 101
+    except InvalidStatus as refused:
+        return refused.response.status_code
+
+
+def _health(running: RunningHub) -> dict[str, object]:
+    with urllib.request.urlopen(f"{running.http}/healthz", timeout=10) as response:
+        health: dict[str, object] = json.load(response)
+    return health
+
+
+async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
+    redis_url: str,
+) -> None:
+    target = urlsplit(redis_url)
+    proxy = TcpProxy(target.hostname or "127.0.0.1", target.port or 6379)
+    await proxy.open()
+    running = await start_hub(f"redis://127.0.0.1:{proxy.port}/0")
+    try:
+        ann = await running.connect("ann")
+        table = await ann.create_table("nmbr9", 1, seed=5)
+        await ann.join(table)
+        assert await _handshake_status(running) == 101
+
+        await proxy.cut()
+        code, reason = await asyncio.wait_for(asyncio.shield(ann.closed), 30)
+        assert code == CLOSE_CODE and "another server" in reason
+        assert await _handshake_status(running) == 503
+        health = await asyncio.to_thread(_health, running)
+        assert health["cut_off"] is True and health["store_ok"] is False
+
+        await proxy.open()  # the link returns, on the same port
+        async with asyncio.timeout(30):
+            # what a client sees: handshakes refused until a probe found the store again
+            while await _handshake_status(running) != 101:  # noqa: ASYNC110
+                await asyncio.sleep(0.2)  # back-off between handshake attempts
+        bo = await running.connect("bo")
+        assert (await bo.request("spectate", table=table))["version"] >= 1
+        await bo.close()
+    finally:
+        await stop_hub(running)
+        with contextlib.suppress(AssertionError):
+            await proxy.cut()
+
+
+async def test_one_process_alone_is_never_cut_off() -> None:
+    running = await start_hub("memory://")
+    try:
+        assert (await asyncio.to_thread(_health, running))["cut_off"] is False
+        assert await _handshake_status(running) == 101
+    finally:
+        await stop_hub(running)
