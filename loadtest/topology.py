@@ -311,6 +311,8 @@ class LocalCluster:
     def start(self) -> LocalCluster:
         nginx = nginx_binary()  # before starting anything: say at once when it is missing
         self.start_redis_only()
+        while len(self.hub_ports) < self.hubs:  # every hub knows its peers from the start
+            self.hub_ports.append(free_port())
         for i in range(self.hubs):
             self.start_hub(i)
         self.balancer_port = free_port()
@@ -343,7 +345,11 @@ class LocalCluster:
         else:
             port = free_port()
             self.hub_ports.append(port)
-        env = {**os.environ, "TABLEHUB_LEASE_MS": str(self.lease_ms)}
+        env = {
+            **os.environ,
+            "TABLEHUB_LEASE_MS": str(self.lease_ms),
+            "TABLEHUB_PEERS": ",".join(f"http://127.0.0.1:{p}" for p in self.hub_ports),
+        }
         self.procs[f"hub{index}"] = subprocess.Popen(
             [
                 sys.executable,

@@ -41,6 +41,14 @@ def add_serve_command(sub: Any) -> None:
         "has it (default); replica: once a replica has it too, so a failover keeps it "
         "(env TABLEHUB_DURABILITY)",
     )
+    serve.add_argument(
+        "--peer",
+        dest="peers",
+        action="append",
+        default=[p for p in os.environ.get("TABLEHUB_PEERS", "").split(",") if p],
+        help="another hub's base URL (repeat; env TABLEHUB_PEERS, comma-separated): a hub "
+        "that loses Redis while a peer has it sends its players to the peers",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=run_serve)
 
@@ -59,7 +67,7 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     limits = Limits()
     try:
-        app = create_app(with_durability(args.store, args.durability), limits)
+        app = create_app(with_durability(args.store, args.durability), limits, args.peers)
     except ValueError as err:
         print(f"tablehub serve: {err}", file=sys.stderr)
         return 2

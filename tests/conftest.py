@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +56,11 @@ class RunningHub:
         return await Connection.connect(self.url, name, **kwargs)
 
 
-async def start_hub(store_url: str = "memory://", limits: Limits | None = None) -> RunningHub:
+async def start_hub(
+    store_url: str = "memory://", limits: Limits | None = None, peers: Sequence[str] = ()
+) -> RunningHub:
     limits = limits or Limits()
-    return RunningHub(await serve_in_process(create_app(store_url, limits), limits))
+    return RunningHub(await serve_in_process(create_app(store_url, limits, peers), limits))
 
 
 async def stop_hub(running: RunningHub) -> None:

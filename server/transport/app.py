@@ -13,7 +13,7 @@ import contextlib
 import ipaddress
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -53,7 +53,10 @@ PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
 UI_FOLDERS = ("lib", "ui", "vendor")
 
 
-def create_app(store_url: str = "memory://", limits: Limits | None = None) -> HubApp:
+def create_app(
+    store_url: str = "memory://", limits: Limits | None = None, peers: Sequence[str] = ()
+) -> HubApp:
+    """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py)."""
     limits = limits or Limits()
     hub = Hub(open_store(store_url))
     holders = SeatHolders()
@@ -65,7 +68,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
         return up
 
     sessions: set[Session] = set()
-    watch = StoreWatch(store_up, hub.bus.lease_ms / 1000)
+    watch = StoreWatch(store_up, hub.bus.lease_ms / 1000, peers)
 
     def evacuate() -> None:
         for session in list(sessions):
@@ -75,7 +78,7 @@ def create_app(store_url: str = "memory://", limits: Limits | None = None) -> Hu
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
         watching = None
-        if hub.bus.multi_process:  # one process alone has nowhere to send its players
+        if hub.bus.multi_process and peers:  # alone, a hub has nowhere to send players
             watching = asyncio.create_task(watch.run(evacuate), name="store-watch")
         try:
             yield

@@ -4,19 +4,28 @@ Redis", partitions).
 When this process cannot reach Redis for longer than a lease, the other hubs have
 taken its tables over (their leases expired here), yet its players may still reach
 it: every act they send would be answered ``unavailable`` until the link returns.
-:class:`StoreWatch` probes the store; once it has been unreachable for a lease, the
-hub is *cut off*: every open socket is closed with 1012 (the clients reconnect, and
-the balancer sends them to a hub that has the store) and new WebSocket handshakes
-are refused with HTTP 503 (nginx tries the next hub: ``proxy_next_upstream
-http_503``).  When the store answers again the hub takes players again.
+:class:`StoreWatch` probes the store; once it has been unreachable for a lease *and a
+peer hub says it has the store* (its ``/healthz``), the hub is *cut off*: every open
+socket is closed with 1012 (the clients reconnect, and the balancer sends them to a
+hub that has the store) and new WebSocket handshakes are refused with HTTP 503 (nginx
+tries the next hub: ``proxy_next_upstream http_503``).  When the store answers again
+the hub takes players again.
+
+Asking the peers is what tells a partition from an outage: when Redis is down for
+every hub there is nowhere better to go, so the hub keeps its sockets open and answers
+``unavailable`` until Redis is back.  Peers are the hubs' base URLs
+(``TABLEHUB_PEERS``, ``tablehub serve --peer``); a hub may list itself (it never
+reports the store while it is cut off).  Without peers a hub is never cut off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+import urllib.request
+from collections.abc import Awaitable, Callable, Sequence
 
 log = logging.getLogger("tablehub.evacuation")
 
@@ -32,18 +41,24 @@ class StoreWatch:
         self,
         reachable: Callable[[], Awaitable[bool]],
         cut_off_after_s: float,
+        peers: Sequence[str] = (),
         probe_every_s: float = 0.5,
     ) -> None:
         self._reachable = reachable
         self.cut_off_after_s = cut_off_after_s
+        self.peers = list(peers)
         self.probe_every_s = probe_every_s
         self.cut_off = False
         """True from a lease's time without the store until it answers again."""
         self._down_since: float | None = None
 
-    def observe(self, up: bool, now: float) -> bool:
-        """Take one probe's answer at ``now`` (monotonic seconds); True exactly when
-        this answer cuts the hub off."""
+    def lease_passed(self, now: float) -> bool:
+        """Whether the store has been unreachable for a lease at ``now``."""
+        return self._down_since is not None and now - self._down_since >= self.cut_off_after_s
+
+    def observe(self, up: bool, now: float, store_elsewhere: bool = False) -> bool:
+        """Take one probe's answer at ``now`` (monotonic seconds) and whether a peer
+        has the store; True exactly when this answer cuts the hub off."""
         if up:
             if self.cut_off:
                 log.warning("the store answers again: taking players again")
@@ -51,10 +66,11 @@ class StoreWatch:
             return False
         if self._down_since is None:
             self._down_since = now
-        if not self.cut_off and now - self._down_since >= self.cut_off_after_s:
+        if not self.cut_off and self.lease_passed(now) and store_elsewhere:
             self.cut_off = True
             log.error(
-                "the store has been unreachable for %.1f s (a lease): sending players elsewhere",
+                "the store has been unreachable for %.1f s and a peer has it: "
+                "sending players elsewhere",
                 now - self._down_since,
             )
             return True
@@ -63,6 +79,25 @@ class StoreWatch:
     async def run(self, on_cut_off: Callable[[], None]) -> None:
         """Probe until cancelled; call ``on_cut_off`` each time the hub is cut off."""
         while True:
-            if self.observe(await self._reachable(), time.monotonic()):
+            up = await self._reachable()
+            now = time.monotonic()
+            elsewhere = False
+            if not up and not self.cut_off and self.lease_passed(now):
+                elsewhere = await asyncio.to_thread(store_elsewhere, self.peers)
+            if self.observe(up, now, elsewhere):
                 on_cut_off()
             await asyncio.sleep(self.probe_every_s)
+
+
+def store_elsewhere(peers: Sequence[str], timeout_s: float = 1.0) -> bool:
+    """Whether some peer hub's ``/healthz`` says it reaches the store (and is not cut
+    off itself); unreachable peers count as no."""
+    for peer in peers:
+        try:
+            with urllib.request.urlopen(f"{peer.rstrip('/')}/healthz", timeout=timeout_s) as got:
+                health = json.load(got)
+        except (OSError, ValueError):
+            continue
+        if health.get("store_ok") is True and health.get("cut_off") is not True:
+            return True
+    return False

@@ -88,7 +88,14 @@ class Players:
         self.acked: Acked = []
         self.ack_times: list[float] = []
         self.refused = 0
+        """Requests the hub refused as retryable: the client's own retries (same key)
+        and the ones this player sent again after the client gave up."""
         self.progress = asyncio.Condition()
+        for conn in conns:
+            conn.on_wait = self._client_retries
+
+    def _client_retries(self, words: str) -> None:
+        self.refused += 1
 
     async def _place(self, conn: Connection) -> bool:
         """One move of this seat if it must act (retrying refusals); whether it acted."""

@@ -36,7 +36,11 @@ def test_the_compose_hubs_run_a_valid_tablehub_serve() -> None:
         assert args.host == "0.0.0.0" and args.port == 8000
         assert args.store.startswith("redis://redis:")
         assert open_store(args.store).url == args.store
-        assert set(hub.get("environment", {})) <= {"TABLEHUB_LEASE_MS", "TABLEHUB_STORE"}
+        assert set(hub.get("environment", {})) <= {
+            "TABLEHUB_LEASE_MS",
+            "TABLEHUB_STORE",
+            "TABLEHUB_PEERS",
+        }
 
 
 def test_the_compose_balancer_mounts_deploy_nginx_conf() -> None:

@@ -1,6 +1,7 @@
-"""A hub cut off from Redis while its players still reach it sends them elsewhere
-(server/transport/evacuation.py): sockets closed with 1012, handshakes refused with
-503 until the store answers again."""
+"""A hub cut off from Redis while its players still reach it, and while a peer hub
+has Redis, sends them elsewhere (server/transport/evacuation.py): sockets closed with
+1012, handshakes refused with 503 until the store answers again.  When no peer has the
+store (Redis is down for everyone) it keeps its sockets (tests/cluster/test_outage.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Subprotocol
 
 from tablehub.protocol import SUBPROTOCOLS
-from tablehub.server.transport.evacuation import CLOSE_CODE, StoreWatch
+from tablehub.server.transport.evacuation import CLOSE_CODE, StoreWatch, store_elsewhere
 from tests.conftest import RunningHub, start_hub, stop_hub
 
 
@@ -62,12 +63,31 @@ class TcpProxy:
 def test_the_hub_is_cut_off_after_a_lease_without_the_store_and_back_when_it_answers() -> None:
     watch = StoreWatch(lambda: asyncio.sleep(0, True), cut_off_after_s=3.0)
     assert not watch.observe(True, 0.0)
-    assert not watch.observe(False, 10.0) and not watch.cut_off
-    assert not watch.observe(False, 12.9), "shorter than a lease: the tables are still ours"
-    assert watch.observe(False, 13.0) and watch.cut_off, "a lease without the store"
-    assert not watch.observe(False, 20.0) and watch.cut_off, "cut off once, not on every probe"
+    assert not watch.observe(False, 10.0, True) and not watch.cut_off
+    assert not watch.lease_passed(12.9)
+    assert not watch.observe(False, 12.9, True), "shorter than a lease: the tables are ours"
+    assert watch.lease_passed(13.0)
+    assert not watch.observe(False, 13.0, False), "nobody has the store: nowhere to go"
+    assert watch.observe(False, 13.5, True) and watch.cut_off, "a peer has it: go there"
+    assert not watch.observe(False, 20.0, True) and watch.cut_off, "cut off once, not per probe"
     assert not watch.observe(True, 21.0) and not watch.cut_off
-    assert not watch.observe(False, 22.0), "the clock starts again from the next failure"
+    assert not watch.observe(False, 22.0, True), "the clock starts again from the next failure"
+
+
+async def test_a_peer_counts_only_when_it_has_the_store_and_is_not_cut_off(
+    redis_url: str,
+) -> None:
+    with_store = await start_hub(redis_url)
+    alone = await start_hub("memory://")
+    try:
+        down = "http://127.0.0.1:9"  # nothing listens on the discard port
+        assert await asyncio.to_thread(store_elsewhere, [down, with_store.http])
+        assert not await asyncio.to_thread(store_elsewhere, [down])
+        assert not await asyncio.to_thread(store_elsewhere, [])
+        assert await asyncio.to_thread(store_elsewhere, [alone.http]), "memory: always its store"
+    finally:
+        await stop_hub(with_store)
+        await stop_hub(alone)
 
 
 async def _handshake_status(running: RunningHub) -> int:
@@ -91,7 +111,8 @@ async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
     target = urlsplit(redis_url)
     proxy = TcpProxy(target.hostname or "127.0.0.1", target.port or 6379)
     await proxy.open()
-    running = await start_hub(f"redis://127.0.0.1:{proxy.port}/0")
+    peer = await start_hub(redis_url)  # the same Redis, reached directly
+    running = await start_hub(f"redis://127.0.0.1:{proxy.port}/0", peers=[peer.http])
     try:
         ann = await running.connect("ann")
         table = await ann.create_table("nmbr9", 1, seed=5)
@@ -115,6 +136,7 @@ async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
         await bo.close()
     finally:
         await stop_hub(running)
+        await stop_hub(peer)
         with contextlib.suppress(AssertionError):
             await proxy.cut()
 
