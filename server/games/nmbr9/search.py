@@ -24,9 +24,9 @@ from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements,
 
 SHORTLIST = 6
 """Placements per level kept after the cheap key."""
-LOOKAHEAD = 4
+LOOKAHEAD = 8
 """Placements scored by the expectation over the next card."""
-NEXT_SHORTLIST = 3
+NEXT_SHORTLIST = 2
 """Placements per level of each possible next card scored by the full evaluation."""
 
 
