@@ -6,7 +6,7 @@ two-player 9-tower game and a lobby subscriber beside the fuzzer, and prints the
 outcome of every hostile message per category, the hub's RSS before and after, and
 the legitimate clients' p99 (``--pool`` distinct messages are drawn, then replayed in
 seeded random batches: drawing costs ~4 ms a message).  The test suite runs a short version
-(``tests/server/test_hostile_fuzz.py``).
+(``tests/server/transport/test_hostile_fuzz.py``).
 
 Theory of operation: hypothesis strategies (``hostile_batch``) describe a connection's
 worth of messages -- mostly well-formed requests with hostile fields (forged tokens,

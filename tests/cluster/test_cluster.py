@@ -16,6 +16,8 @@ from tablehub.loadtest.topology import LocalCluster
 from tablehub.server.store.redis import RedisStore
 from tests.server.helpers import expected_scores
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 LEASE_MS = 1000
 
 

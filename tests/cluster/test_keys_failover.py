@@ -14,6 +14,8 @@ from tablehub.loadtest.topology import LocalCluster
 from tablehub.server.tables.idempotency import key_digest
 from tests.cluster.test_cluster import LEASE_MS, read_log
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 
 @pytest.fixture
 def cluster(redis_url: str) -> Iterator[LocalCluster]:

@@ -19,6 +19,8 @@ from tests.cluster.test_cluster import assert_acked_exactly_once
 from tests.cluster.test_redis_cluster import Players, read_log
 from tests.conftest import start_hub, stop_hub
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 DOWN_S = 5.0
 """How long Redis stays down (the outage itself, not a wait for anything)."""
 

@@ -24,6 +24,8 @@ from tests.cluster.test_cluster import assert_acked_exactly_once
 from tests.cluster.test_outage import RestartableRedis
 from tests.cluster.test_redis_cluster import Players, read_log
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 LEASE_MS = 1000
 
 

@@ -18,6 +18,8 @@ from tablehub.server.store import open_store
 from tablehub.server.store.redis_cluster import startup_nodes
 from tests.cluster.test_cluster import assert_acked_exactly_once, round_of
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 LEASE_MS = 1000
 RETRYABLE = ("unavailable", "overloaded")
 CLIENT_BACKOFF_S = 0.2

@@ -1,6 +1,6 @@
 """The load generator's client sends again, with the same key, what the hub asks to
 retry (``retry_ms``), counts those retries apart from the answers, and takes batch
-frames apart -- against the scripted peer of tests/cli/test_retries.py."""
+frames apart -- against the scripted peer of tests/clients/cli/test_retries.py."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from tablehub.loadtest.context import Pacer, WorkerContext
 from tablehub.loadtest.mirror import Verifier
 from tablehub.loadtest.stats import RunStats
 from tablehub.protocol import SUBPROTOCOLS
-from tests.cli.test_retries import ScriptedHub, busy_then_ok
+from tests.clients.cli.test_retries import ScriptedHub, busy_then_ok
 
 BUSY_ACTS = 2
 

@@ -17,8 +17,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tablehub.loadtest.cli import main
 from tablehub.loadtest.targets import spawn_baseline, spawn_redis
+
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
 
 
 def _report(out: Path) -> dict[str, Any]:

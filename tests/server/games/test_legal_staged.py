@@ -1,0 +1,148 @@
+"""Staged ``legal`` composes to exactly the full legal set (protocol/README.md "Staged legal").
+
+Property test over playouts of all four games: at sampled positions, for every seat
+that must act, following the staged choices from ``{}`` (every choice, depth first)
+reaches exactly the actions ``legal_actions`` lists, each once, and every answer is the
+one :func:`group_step` gives from the full list (Termite Towers answers a day turn
+without listing it; the others group the full list).  Malformed partial actions are
+refused; one the game has no action for gets an empty answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Action, Game, IllegalAction, State, group_step
+from tests.server.games.conformance import playout
+
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
+CASES: list[tuple[str, int, dict[str, Any], int, int]] = [
+    # game, seats, options, seed, check one position in every ...
+    ("brix", 2, {"bricks": 6}, 1, 2),
+    ("nmbr9", 2, {}, 2, 9),
+    ("completto", 2, {}, 3, 6),
+    ("termite", 2, {}, 4, 15),
+    ("termite", 4, {}, 5, 29),
+]
+CHECKED_NODES = 40
+"""Answers per position also compared with ``group_step`` over the full list."""
+
+
+def key(action: Action) -> str:
+    return json.dumps(action, sort_keys=True)
+
+
+def walk(game: Game, state: State, seat: int, full: list[Action]) -> list[Action]:
+    """Every complete action reached through the staged answers from ``{}``."""
+    reached: list[Action] = []
+    stack: list[Action] = [{}]
+    compared = 0
+    while stack:
+        partial = stack.pop()
+        step = game.legal_step(state, seat, partial)
+        if compared < CHECKED_NODES:
+            assert step == group_step(full, partial), partial
+            compared += 1
+        if step["complete"]:
+            reached.append(partial)
+        for choice in step["choices"]:
+            assert step["field"] is not None
+            nxt = {**partial, step["field"]: choice["value"]}
+            assert choice["complete"] or choice["more"], nxt
+            if choice["more"]:
+                stack.append(nxt)
+            elif choice["complete"]:
+                reached.append(nxt)
+    return reached
+
+
+@pytest.mark.parametrize(("game_id", "seats", "options", "seed", "every"), CASES)
+def test_staged_choices_compose_to_the_full_legal_set(
+    game_id: str, seats: int, options: dict[str, Any], seed: int, every: int
+) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    p = playout(game, seats, seed, options, bot_share=0.8)
+    positions = 0
+    for state in p.states[::every]:
+        status = game.status(state)
+        for seat in status["to_act"]:
+            full = game.legal_actions(state, seat)
+            reached = walk(game, state, seat, full)
+            assert sorted(map(key, reached)) == sorted(map(key, full))
+            positions += 1
+        other = next((s for s in range(seats) if s not in status["to_act"]), None)
+        if other is not None:
+            assert game.legal_step(state, other, {}) == {
+                "field": None,
+                "choices": [],
+                "complete": False,
+            }
+    assert positions >= 5
+
+
+def test_a_termite_day_turn_is_asked_step_by_step() -> None:
+    """Die, slot, helper, value; swarm dice one at a time -- each answer short."""
+    game = get_game("termite")
+    assert game is not None
+    state = game.setup({}, 2, 9)
+    seat = game.status(state)["to_act"][0]
+    full = game.legal_actions(state, seat)
+    types = game.legal_step(state, seat, {})
+    assert types["field"] == "type" and types["choices"][0]["value"] == "place_die"
+    dice = game.legal_step(state, seat, {"type": "place_die"})
+    assert dice["field"] == "die" and all(c["more"] and not c["complete"] for c in dice["choices"])
+    die = dice["choices"][0]["value"]
+    slots = game.legal_step(state, seat, {"type": "place_die", "die": die})
+    assert slots["field"] == "slot"
+    assert len(slots["choices"]) < len(full) // 4
+    plain = [c for c in slots["choices"] if c["complete"]]
+    assert plain and {"type": "place_die", "die": die, "slot": plain[0]["value"]} in full
+    room = next(c["value"] for c in slots["choices"] if str(c["value"]).startswith("R"))
+    helpers = game.legal_step(state, seat, {"type": "place_die", "die": die, "slot": room})
+    assert helpers["field"] == "helper"
+    helper = helpers["choices"][0]["value"]
+    values = game.legal_step(
+        state, seat, {"type": "place_die", "die": die, "slot": room, "helper": helper}
+    )
+    assert values["field"] == "value" and not values["complete"]
+    assert all(c["complete"] and not c["more"] for c in values["choices"])
+
+
+def test_swarm_dice_are_chosen_one_at_a_time() -> None:
+    game = get_game("termite")
+    assert game is not None
+    state = game.setup({}, 2, 9)
+    seat = game.status(state)["to_act"][0]
+    state["players"][seat]["queens"] = ["swarm"]
+    free = [i for i, d in enumerate(state["players"][seat]["dice"]) if d["at"] is None]
+    first = game.legal_step(state, seat, {"type": "play_queen", "card": "swarm"})
+    assert first["field"] == "dice" and not first["complete"]
+    assert [c["value"] for c in first["choices"]] == [[d] for d in free]
+    two = game.legal_step(state, seat, {"type": "play_queen", "card": "swarm", "dice": free[:2]})
+    assert two["complete"] and [c["value"] for c in two["choices"]] == [
+        [*free[:2], d] for d in free[2:]
+    ]
+    assert two["choices"][-1] == {"value": free[:2] + free[-1:], "complete": True, "more": False}
+    backwards = {"type": "play_queen", "card": "swarm", "dice": free[1::-1]}
+    assert game.legal_step(state, seat, backwards) == {
+        "field": None,
+        "choices": [],
+        "complete": False,
+    }
+
+
+@pytest.mark.parametrize("partial", [[], "place_die", {"type": 3}, {"type": "dance"}])
+def test_a_malformed_partial_action_is_refused(partial: Any) -> None:
+    game = get_game("termite")
+    assert game is not None
+    state = game.setup({}, 2, 9)
+    seat = game.status(state)["to_act"][0]
+    with pytest.raises(IllegalAction) as err:
+        game.legal_step(state, seat, partial)
+    assert err.value.code == "bad_action"
