@@ -137,6 +137,7 @@ class Session:
         self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
         self._closed_tables: set[str] = set()  # tables whose table_closed was queued
         self._batching = False  # hello.caps named "batch": one frame per flush
+        self._games: dict[str, str] = {}  # game id of each watched table (acts check it)
 
     # -- outbound --------------------------------------------------------------------
 
@@ -530,9 +531,11 @@ class Session:
             raise TableError("unauthorized", "join this table (with your seat token) to act")
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
-        view = await self.hub.table(table)
+        game_id = self._games.get(table)
+        if game_id is None:
+            game_id = (await self.hub.table(table)).game_id
         # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
-        problem = action_problem(view.game_id, msg["action"])
+        problem = action_problem(game_id, msg["action"])
         if problem is not None:
             raise TableError("bad_action", problem)
         metrics.ACTS.inc()
@@ -609,6 +612,7 @@ class Session:
     def _watch(self, table: str, seat: int | None, view: TableView) -> None:
         """Subscribe to a table; a snapshot follows."""
         self.watching[table] = seat
+        self._games[table] = view.game_id
         self._sent_version.pop(table, None)
         view.subscribe(self, seat)
         self.hub.presence_changed()
@@ -622,6 +626,7 @@ class Session:
             return
         view = await self.hub.table(table)
         self.watching[table] = seat
+        self._games[table] = view.game_id
         self._sent_version.pop(table, None)
         view.subscribe(self, seat, send_snapshot=False)
         self.hub.presence_changed()
@@ -632,6 +637,7 @@ class Session:
     def _unwatch(self, table: str) -> None:
         if self.watching.pop(table, "absent") == "absent":
             return
+        self._games.pop(table, None)
         self._sent_version.pop(table, None)
         view = self.hub.loaded(table)
         if view is not None:
