@@ -463,6 +463,16 @@ export class Client {
     return { actions: reply.actions, version: reply.version };
   }
 
+  /**
+   * The staged form of `legal` (protocol/README.md "Staged legal"): the choices for the
+   * next field of `partial`, an action with the fields chosen so far ({} for none):
+   * {field, choices: [{value, complete, more}], complete, version}.
+   */
+  async legalStep(table, partial) {
+    const reply = await this.request('legal', { table, partial });
+    return { field: reply.field, choices: reply.choices, complete: reply.complete, version: reply.version };
+  }
+
   /** Ask for what was missed since `version` (patches), or a snapshot without one. */
   resync(table, version) {
     return this.request('resync', { table, version: version >= 0 ? version : undefined });
