@@ -274,8 +274,9 @@ export function createView(root, ctx) {
     return h(
       choice ? 'button' : 'div',
       {
-        class: ['tm-slot', choice ? 'target' : null, lastSlots.has(slot) ? 'last' : null],
+        class: ['tm-slot', choice ? 'target' : null, choice && !choice.complete ? 'needs-helper' : null, lastSlots.has(slot) ? 'last' : null],
         data: { slot },
+        title: choice && !choice.complete ? 'needs a helper die' : undefined,
         type: choice ? 'button' : undefined,
         on: choice ? { click: () => ((chain = []), answerStep({ type: 'place_die', die: selected }, 'slot', choice)) } : {},
       },
