@@ -20,8 +20,9 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-Easiest: type the number of a choice in the list under the board: a die, then
-a slot, then a helper.  Rooms are listed and typed by their number (3 = R3).
+Easiest: type the number in front of a choice in the list under the board: a
+die, then a slot, then a helper.  When the choice is only rooms (an egg, a
+cube), type the room's own number (3 = R3).
 Or type the move:
 day:    DIE SLOT [hH [vV]]   place die DIE (its number in your dice) on SLOT
           slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect
