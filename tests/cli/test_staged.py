@@ -54,8 +54,9 @@ class CountedAsk:
 async def play_day_turn(
     conn: Connection, table: str, seat: int, with_helper: bool
 ) -> tuple[dict[str, Any], CountedAsk]:
-    """A die, a space it fits as rolled, then no helper or the first helper die (and
-    its first value when asked): the action, and what it took to reach it."""
+    """A die, a space it fits as rolled, then no helper (after going back to the dice
+    once) or the first helper die (and its first value when asked): the action, and
+    what it took to reach it."""
     board = conn.tables[table].view["board"]
     text = GameText("termite")
     ask = CountedAsk(conn, table)
@@ -64,6 +65,9 @@ async def play_day_turn(
     )
     assert choices.options()[0].label.startswith("die "), "a single action type is taken at once"
     assert await choices.pick("1") is None and choices.path[0].startswith("die ")
+    if not with_helper:  # back to the dice (no request), and the same die again
+        assert choices.back() and choices.path == [] and not choices.back()
+        assert await choices.pick("1") is None
     rolled = next(o for o in choices.options() if "(as rolled)" in o.label)
     action = await choices.pick(rolled.key)
     if action is None:  # the space also takes a helper die: "as it is" comes first
@@ -77,7 +81,7 @@ async def play_day_turn(
 
 
 async def test_staged_choices_reach_actions_the_server_accepts(hub: RunningHub) -> None:
-    """Through the hub: each day turn is at most five small requests, the action reached
+    """Through the hub: each day turn is at most six small requests, the action reached
     is one of the full ``legal`` list, and the server accepts it -- with and without a
     helper die."""
     first, second = await hub.connect("first"), await hub.connect("second")
@@ -91,7 +95,7 @@ async def test_staged_choices_reach_actions_the_server_accepts(hub: RunningHub) 
             seat = mirror.view["to_act"][0]
             player = first if seat == 0 else second
             action, ask = await play_day_turn(player, table, seat, with_helper=bool(turn % 2))
-            assert len(ask.asked) <= 5 and max(ask.sizes) <= 60, (ask.asked, ask.sizes)
+            assert len(ask.asked) <= 6 and max(ask.sizes) <= 60, (ask.asked, ask.sizes)
             assert action in await player.legal(table), action
             helped += "helper" in action
             mirror = await first.wait_version(table, await player.act(table, action))
