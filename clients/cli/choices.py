@@ -5,7 +5,8 @@ action as a path of steps (``GameText.steps``: termite says die, then slot, then
 helper); :class:`Choices` groups the actions by those labels, one level at a time,
 so a turn is a few short lists.  A level with a single option is taken at once, and
 the action is played once only one is left.  Games without steps are one flat list,
-as before.  When the server learns to answer step by step, this class is what asks it.
+as before.  Turns the server answers step by step (termite's day) are asked by
+:class:`~tablehub.clients.cli.staged.StagedChoices` instead, one request a decision.
 
 Options are typed by their key: the number the game gave them (termite rooms are
 typed by their room number) when every option of the level has one, else their
@@ -83,6 +84,10 @@ class Choices:
                 self.path.append(option.label)
                 return None
         raise KeyError(key)
+
+    def reset(self) -> None:
+        """Back to the first decision."""
+        self.path.clear()
 
     def back(self) -> bool:
         """Undo the last decision (False when at the first one)."""

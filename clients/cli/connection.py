@@ -259,6 +259,12 @@ class Connection:
         actions: list[dict[str, Any]] = reply["actions"]
         return actions
 
+    async def legal_step(self, table: str, partial: dict[str, Any]) -> dict[str, Any]:
+        """Staged ``legal`` (protocol/README.md "Staged legal"): the next field of
+        ``partial`` and its choices -- the reply's ``field``, ``choices``, ``complete``
+        and ``version``."""
+        return await self.request("legal", table=table, partial=partial)
+
     # -- waiting for table state ------------------------------------------------------
 
     async def wait_for(

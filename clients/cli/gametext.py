@@ -110,6 +110,22 @@ class GameText:
                 pass
         return [(None, self.describe(action))]
 
+    def staged(self, board: Any) -> bool:
+        """Whether this turn is asked step by step from the server (staged ``legal``)
+        rather than grouped from the full list: the game's ``staged`` hook says."""
+        hook = getattr(self.module, "staged", None)
+        return hook is not None and bool(hook(board))
+
+    def stage_option(
+        self, field: str, value: Any, partial: dict[str, Any], board: Any, seat: int | None
+    ) -> tuple[str | None, str]:
+        """A staged choice in words, with the key typed to pick it (None: its place in
+        the list)."""
+        hook = getattr(self.module, "stage_option", None)
+        if hook is not None:
+            return hook(field, value, partial, board, seat)  # type: ignore[no-any-return]
+        return (None, f"{field.replace('_', ' ')} {value}")
+
     def reason(self, reason: str) -> str:
         """A result's reason in words."""
         hook = getattr(self.module, "describe_reason", None)

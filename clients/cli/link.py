@@ -307,6 +307,13 @@ class Link:
             raise ConnectionError(str(err)) from None
         return list(reply["actions"]), int(reply.get("version", -1))
 
+    async def legal_step(self, partial: dict[str, Any]) -> dict[str, Any]:
+        """The choices for the next field of ``partial`` (staged ``legal``)."""
+        try:
+            return await self.conn.legal_step(self.table, partial)
+        except websockets.ConnectionClosed as err:
+            raise ConnectionError(str(err)) from None
+
     async def act(self, action: dict[str, Any]) -> int:
         """Play ``action``; returns the new version once the mirror has reached it.
 

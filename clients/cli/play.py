@@ -7,9 +7,10 @@ the card or choice and your own board first, the others condensed -- and ``board
 pages through the whole table.  Input is read beside the table loop (see
 ``lines.FdLines``), so updates keep arriving while you think.  You type:
 
-* a number -- take that choice (``choices.Choices`` groups thousands of actions into
-  a few decisions where the game labels them: termite's die, then slot, then
-  helper);  ``more`` -- the next page of choices;  ``back`` -- undo a decision;
+* a number -- take that choice (a termite day turn is asked from the server one
+  decision at a time, ``staged.StagedChoices``: die, then slot, then helper; other
+  turns are grouped from the full list by ``choices.Choices`` where the game labels
+  them);  ``more`` -- the next page of choices;  ``back`` -- undo a decision;
 * a move in the game's syntax (``help`` shows it) or a JSON action object;
 * ``board`` -- the whole table (again: the next part); ``help``; ``quit`` (or
   Ctrl-D / Ctrl-C: your seat stays yours -- rerun the same ``tablehub play --table
@@ -34,6 +35,7 @@ from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
 from tablehub.clients.cli.screen import Screen, compose, names_list, seat_name
+from tablehub.clients.cli.staged import StagedChoices
 from tablehub.clients.cli.terminal import Terminal, rows_of
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
@@ -74,12 +76,12 @@ class InteractivePlayer:
         self.tty_input = tty_input
         self.banner = banner
         self.names = names
-        self.tracker = TurnTracker(link, self.on_change, self.on_tick)
+        self.tracker = TurnTracker(link, self.on_change, self.on_tick, self.prepare)
         self.messages: list[str] = []
         self.news: dict[int | None, str] = {}
         """The last thing each other seat (None: the table) did, oldest first."""
         self.page = 0
-        self.choices = Choices([], self.steps)
+        self.choices: Choices | StagedChoices = Choices([], self.steps)
         self.paging: tuple[str, int] | None = None
         """Paging through the whole table or the help: (``board`` / ``help``, first line)."""
         self._page_lines = 0
@@ -107,6 +109,18 @@ class InteractivePlayer:
     def steps(self, action: dict[str, Any]) -> list[tuple[str | None, str]]:
         return self.text.steps(action, self.view.get("board"), self.link.seat)
 
+    async def prepare(self, view: dict[str, Any]) -> StagedChoices | None:
+        """Our turn: its first staged decision when the game asks this turn step by
+        step (termite's day), else None (the full list is grouped)."""
+        if not self.text.staged(view.get("board")):
+            return None
+        return await StagedChoices.open(self.link.legal_step, self.stage_option)
+
+    def stage_option(
+        self, field: str, value: Any, partial: dict[str, Any]
+    ) -> tuple[str | None, str]:
+        return self.text.stage_option(field, value, partial, self.view.get("board"), self.link.seat)
+
     def who(self, seat: int) -> str:
         return "you" if seat == self.link.seat else seat_name(self.view, seat)
 
@@ -130,7 +144,13 @@ class InteractivePlayer:
                     self.news.pop(actor, None)  # re-inserted last: the newest comes last
                     self.news[actor] = f"· {who}{phrase}"
         self._board = board
-        if self.tracker.legal is not self.choices.legal:
+        prepared = self.tracker.prepared
+        if prepared is not None:
+            if prepared is not self.choices:
+                self.choices, self.page = prepared, 0
+        elif (
+            isinstance(self.choices, StagedChoices) or self.tracker.legal is not self.choices.legal
+        ):
             self.choices = Choices(self.tracker.legal, self.steps)
             self.page = 0
         self.draw()
@@ -237,9 +257,9 @@ class InteractivePlayer:
                 return [f"waiting for {names_list(self.view, others)}…   (help, board, quit)"]
             return ["waiting for the table to move on…   (help, board, quit)"]
         legal = self.tracker.legal
-        if not legal:
-            return ["your turn: type a move (help shows the syntax)"]
         options = self.choices.options()
+        if not options:
+            return ["your turn: type a move (help shows the syntax)"]
         pages = (len(options) + page_size - 1) // page_size
         self.page %= pages
         start = self.page * page_size
@@ -315,7 +335,7 @@ class InteractivePlayer:
             return None
         if word in ("l", "legal", "moves"):
             self.page = 0
-            self.choices.path.clear()
+            self.choices.reset()
             self.messages = []
             return None
         if word == "back":
@@ -329,7 +349,7 @@ class InteractivePlayer:
             # Our turn, but its legal moves are still being fetched (or, from a pipe,
             # the line came early): wait for the turn instead of dropping the line.
             await self.tracker.my_turn()
-        action = self._read_action(cmd)
+        action = await self._read_action(cmd)
         if action is not None:
             await self._play(action)
         return None
@@ -338,16 +358,25 @@ class InteractivePlayer:
         """Lines one ``board`` / ``help`` page moves on by: those shown (but the title)."""
         return max(1, self._page_lines - 1)
 
-    def _read_action(self, cmd: str) -> dict[str, Any] | None:
+    async def _read_action(self, cmd: str) -> dict[str, Any] | None:
         if cmd.isdigit():
             options = self.choices.options()
             try:
-                action = self.choices.pick(cmd)
+                if isinstance(self.choices, StagedChoices):
+                    action = await self.choices.pick(cmd)
+                else:
+                    action = self.choices.pick(cmd)
             except KeyError:
                 keys = [o.key for o in options]
                 numbered = keys == [str(n) for n in range(1, len(keys) + 1)]
                 listed = f"{keys[0]}–{keys[-1]}" if numbered and keys else ", ".join(keys)
                 self.messages = [f"there is no choice {cmd}: type one of {listed or 'none'}"]
+                return None
+            except ServerError as err:
+                self.messages = [f"✗ could not get the next choices: {err.message}"]
+                return None
+            except ConnectionError:
+                self.messages = ["the connection dropped; reconnecting — try again in a moment"]
                 return None
             self.page = 0
             if action is None:

@@ -4,7 +4,8 @@ Theory of operation: :meth:`TurnTracker.follow` is the one loop that reads the
 table's changes (:meth:`Link.next_change`).  On each new version (or reconnect) it
 decides whether our seat must act -- ``status == "playing"`` and our seat in
 ``to_act``, which covers alternating and simultaneous turns alike -- and if so asks
-the server for our legal actions, *then* hands the change to ``on_change`` (which
+the server for our legal actions (or, when ``prepare`` takes the turn, its first
+staged decision: ``prepared``), *then* hands the change to ``on_change`` (which
 draws or prints it), so whatever shows "your turn" also has the suggestions.
 
 The move side (a person, a script, the auto player) runs beside it and waits in
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from tablehub.clients.cli.connection import ServerError
@@ -44,10 +45,16 @@ class TurnTracker:
         link: Link,
         on_change: Callable[[Change], None],
         on_tick: Callable[[], None] | None = None,
+        prepare: Callable[[dict[str, Any]], Awaitable[Any]] | None = None,
     ) -> None:
         self.link = link
         self.on_change = on_change
         self.on_tick = on_tick
+        self.prepare = prepare
+        """Our turn in a view: what to offer instead of the full ``legal`` list (e.g.
+        staged choices), or None to fetch the full list."""
+        self.prepared: Any = None
+        """What ``prepare`` gave for the current turn (None: ``legal`` holds the turn)."""
         self.ready_version: int | None = None
         """The version at which it is our turn and ``legal`` was fetched (None: not our turn)."""
         self.legal: list[dict[str, Any]] = []
@@ -101,13 +108,16 @@ class TurnTracker:
                 )
 
     async def _refresh(self, version: int, view: dict[str, Any]) -> None:
+        self.prepared = None
         if not is_my_turn(view, self.seat):
             self.ready_version, self.legal = None, []
             return
         try:
-            legal, _ = await self.link.legal()
+            if self.prepare is not None:
+                self.prepared = await self.prepare(view)
+            legal = [] if self.prepared is not None else (await self.link.legal())[0]
         except (ServerError, ConnectionError):
-            self.ready_version, self.legal = None, []
+            self.ready_version, self.legal, self.prepared = None, [], None
             return
         self.ready_version, self.legal = version, legal
 

@@ -20,8 +20,9 @@ import re
 from typing import Any
 
 INPUT_HELP = """\
-Easiest: type the number of a choice in the list under the board: a die, then
-a slot, then a helper.  Rooms are listed and typed by their number (3 = R3).
+Easiest: type the number in front of a choice in the list under the board: a
+die, then a slot, then a helper.  When the choice is only rooms (an egg, a
+cube), type the room's own number (3 = R3).
 Or type the move:
 day:    DIE SLOT [hH [vV]]   place die DIE (its number in your dice) on SLOT
           slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect
@@ -708,3 +709,51 @@ def _parse_choice(kind: str, words: list[str]) -> dict[str, Any]:
         if pay == "blueprint" and n == 2:
             return {**base, "pay": pay, "card": _card(words[1])}
     raise ValueError(f"cannot read {' '.join(words)!r} as a {kind} choice (see help)")
+
+
+def staged(board: Any) -> bool:
+    """A day turn is asked step by step (thousands of actions); the night's few
+    choices are grouped from the full list."""
+    return isinstance(board, dict) and board.get("phase") == "day"
+
+
+def _die_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
+    dice = board["players"][seat]["dice"] if seat is not None else []
+    die = dice[index] if isinstance(index, int) and 0 <= index < len(dice) else None
+    return f"die {index}" + (f": {die['kind']} showing {die['value']}" if die else "")
+
+
+def _slot_choice(slot: str, die: Any, board: dict[str, Any], seat: int | None) -> str:
+    if slot.startswith("R"):
+        return f"room R{slot[1:]}: into one of your rooms"
+    words = _SLOT_WORDS.get(slot[0]) or ("dig a tunnel" if slot.endswith("t") else "collect cubes")
+    dice = board["players"][seat]["dice"] if seat is not None else []
+    rolled = isinstance(die, int) and 0 <= die < len(dice) and str(dice[die]["value"]) == slot[1:2]
+    return f"slot {slot}: {words}" + (" (as rolled)" if rolled else " (needs a helper die)")
+
+
+def stage_option(
+    field: str, value: Any, partial: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> tuple[str | None, str]:
+    """One staged choice in words (protocol/README.md "Staged legal"), with its key:
+    rooms and values are typed by their own number, the rest by their place."""
+    if field == "type":
+        return (None, "place a die" if value == "place_die" else "play a queen card")
+    if field in ("die", "helper"):
+        words = _die_words(value, board, seat)
+        return (None, f"with {words} as its helper" if field == "helper" else words)
+    if field == "slot":
+        return (None, _slot_choice(str(value), partial.get("die"), board, seat))
+    if field == "value":
+        return (str(value), f"counting as {value}" if partial.get("slot") else f"set it to {value}")
+    if field == "card":
+        return (None, _QUEEN_WORDS.get(str(value), str(value)))
+    if field == "dice":
+        return (None, f"reroll dice {', '.join(str(d) for d in value)}")
+    if field == "room":
+        return (str(value), f"room R{value}")
+    if field == "stake":
+        return (None, f"a cube from D{value}")
+    if field == "blueprint":
+        return (None, "the top of the blueprint deck" if value == "deck" else f"blueprint {value}")
+    return (None, f"{field.replace('_', ' ')} {value}")

@@ -435,7 +435,10 @@ describe('the other games', () => {
     const before = await page.$$eval('.tm-mine .tm-die.placed', (els) => els.length);
     await page.click('.tm-mine button.tm-die');
     await page.waitForSelector('.tm-slot.target');
-    await page.click('.tm-slot.target');
+    await page.click('.tm-slot.target:not(.needs-helper)');
+    // A space that also takes a helper die asks for one next: "no helper die".
+    const placed = await page.waitForFunction((n) => (document.querySelectorAll('.tm-mine .tm-die.placed').length > n ? 'placed' : document.querySelector('.tm-choice.as-it-is') ? 'asked' : false), before);
+    if ((await placed.jsonValue()) === 'asked') await page.click('.tm-choice.as-it-is');
     await page.waitForFunction((n) => document.querySelectorAll('.tm-mine .tm-die.placed').length > n, before);
     await screenshot(page, 'termite');
     assert.deepEqual(page.problems, []);
@@ -507,9 +510,7 @@ describe('Termite Towers in steps', () => {
       }
       day += 1;
       assert.ok(action, 'a die can be placed');
-      await page.click(`.tm-mine button.tm-die[data-die="${action.die}"]`);
-      await page.click(`.tm-slot.target[data-slot="${action.slot}"]`);
-      await page.waitForFunction(({ t, v }) => window.tablehub.client.tables.get(t).version > v, { t: table, v: state.version });
+      await placeOnPage(page, table, state.version, action);
     }
     assert.deepEqual([...seen.keys()].filter((k) => NIGHT_KINDS.includes(k)).sort(), [...NIGHT_KINDS].sort(), `night choices met: ${[...seen.keys()]}`);
     for (const [kind, questions] of seen) assert.ok(questions <= 5, `${kind} took ${questions} questions`);
@@ -522,6 +523,30 @@ describe('Termite Towers in steps', () => {
     assert.deepEqual(page.problems, []);
   });
 });
+
+/**
+ * Place a die by clicking: the die, a highlighted space, then -- when the space also takes
+ * a helper die -- "no helper die", or the value the die counts as in a room.
+ */
+async function placeOnPage(page, table, version, action) {
+  await page.click(`.tm-mine button.tm-die[data-die="${action.die}"]`);
+  await page.click(`.tm-slot.target[data-slot="${action.slot}"]`);
+  const answered = new Set();
+  for (;;) {
+    const next = await page.waitForFunction(
+      ({ t, v, done }) => {
+        if (window.tablehub.client.tables.get(t).version > v) return 'acted';
+        const asked = document.querySelector('.tm-steps .tm-choice[data-key="helper"], .tm-steps .tm-choice[data-key="value"]')?.dataset.key;
+        return asked && !done.includes(asked) ? asked : false;
+      },
+      { t: table, v: version, done: [...answered] },
+    );
+    const key = await next.jsonValue();
+    if (key === 'acted') return;
+    answered.add(key);
+    await page.click(key in action ? `.tm-steps .tm-choice[data-key="${key}"][data-value="${action[key]}"]` : `.tm-steps .tm-choice.as-it-is[data-key="${key}"]`);
+  }
+}
 
 /** The page's view of its seat in a table: {version, board player}. */
 const mySide = (page, table) =>
@@ -537,12 +562,8 @@ const mySide = (page, table) =>
  */
 async function answerOnPage(page, table, action) {
   const { version } = await mySide(page, table);
-  const acted = () => page.waitForFunction(({ t, v }) => window.tablehub.client.tables.get(t).version > v, { t: table, v: version });
   if (action.type === 'place_die') {
-    await page.click(`.tm-mine button.tm-die[data-die="${action.die}"]`);
-    await page.click(`.tm-slot.target[data-slot="${action.slot}"]`);
-    if ('value' in action) await page.click(`.tm-steps .tm-choice[data-key="value"][data-value="${action.value}"]`);
-    await acted();
+    await placeOnPage(page, table, version, action);
     return 1;
   }
   for (let questions = 1; ; questions++) {
@@ -558,6 +579,62 @@ async function answerOnPage(page, table, action) {
     if ((await next.jsonValue()) === 'acted') return questions;
   }
 }
+
+describe('Termite Towers: a day turn asked step by step', () => {
+  it('a die, a space, a helper die: a few small staged requests, never the full legal list', async () => {
+    const page = await open('vic');
+    await page.evaluate(() => {
+      const { client } = window.tablehub;
+      const request = client.request.bind(client);
+      window.sentLegal = []; // every `legal` request the page makes: staged (with `partial`) or full
+      client.request = (kind, fields) => {
+        if (kind === 'legal') window.sentLegal.push(fields.partial ?? null);
+        return request(kind, fields);
+      };
+    });
+    const table = await createTable(page, 'termite', { seats: 2, bots: true, options: { turn_seconds: 600, seed: 7 } });
+    await page.waitForSelector('.tm-mine button.tm-die');
+    const die = Number(await page.$eval('.tm-mine button.tm-die', (el) => el.dataset.die));
+    await page.click(`.tm-mine button.tm-die[data-die="${die}"]`);
+    await page.waitForSelector('.tm-slot.target');
+    const targets = await page.$$eval('.tm-slot.target', (els) => els.map((el) => el.dataset.slot));
+    // A space the die fits as rolled that also takes a helper die (asked as the page asks).
+    const slot = await page.evaluate(async ({ t, d, slots }) => {
+      for (const s of slots) {
+        const step = await window.tablehub.client.legalStep(t, { type: 'place_die', die: d, slot: s });
+        if (step.field === 'helper' && step.complete && step.choices.length) return s;
+      }
+      return null;
+    }, { t: table, d: die, slots: targets });
+    assert.ok(slot, `a space of ${targets.join(' ')} takes a helper die`);
+    const { version } = await mySide(page, table);
+    await page.click(`.tm-slot.target[data-slot="${slot}"]`);
+    await page.waitForSelector('.tm-steps .tm-choice[data-key="helper"]:not(.as-it-is)');
+    assert.equal(await page.textContent('.tm-question'), 'Helper die');
+    assert.equal(await page.textContent('.tm-choice.as-it-is'), 'no helper die');
+    const helper = JSON.parse(await page.$eval('.tm-steps .tm-choice[data-key="helper"]:not(.as-it-is)', (el) => el.dataset.value));
+    await screenshot(page, 'termite-helper');
+    await page.click('.tm-steps .tm-choice[data-key="helper"]:not(.as-it-is)');
+    const next = await page.waitForFunction(
+      ({ t, v }) => (window.tablehub.client.tables.get(t).version > v ? 'acted' : document.querySelector('.tm-steps .tm-choice[data-key="value"]') ? 'value' : false),
+      { t: table, v: version },
+    );
+    if ((await next.jsonValue()) === 'value') {
+      assert.equal(await page.textContent('.tm-question'), 'Which value?');
+      assert.equal(await page.textContent('.tm-pick'), `die ${helper + 1}`, 'the helper chosen is shown');
+      await page.click('.tm-steps .tm-choice[data-key="value"]');
+      await page.waitForFunction(({ t, v }) => window.tablehub.client.tables.get(t).version > v, { t: table, v: version });
+    }
+    const after = await mySide(page, table);
+    assert.equal(after.player.dice[die].at, slot);
+    const log = await logLines(page);
+    assert.ok(log.some((line) => line.startsWith('vic (you) put a ') && line.endsWith(' with a helper die.')), log.join('\n'));
+    const sent = await page.evaluate(() => window.sentLegal);
+    assert.ok(sent.length >= 4, `staged requests: ${JSON.stringify(sent)}`);
+    assert.ok(sent.every((partial) => partial !== null), `the full legal list was asked for: ${JSON.stringify(sent)}`);
+    assert.deepEqual(page.problems, []);
+  });
+});
 
 describe('Termite Towers: the rarer choices', () => {
   it('a bumped die, moving cubes, building and a wall-row bonus, each answered on the page', async () => {

@@ -7,8 +7,9 @@
 //
 // Game views implement createView(root, ctx) -> {update(view), destroy(), events?(list)};
 // ctx = {seat (null = spectator), seatName(seat), act(action) -> Promise<bool>,
-//        legal() -> Promise<actions | null>, say(text, kind)}.  The game module's words
-// (games/index.js: rules, describe, reason, breakdown) make the log, the result and
+//        legal() -> Promise<actions | null>, legalStep(partial) -> Promise<step | null>
+//        (staged legal, protocol/README.md: the next field's choices), say(text, kind)}.
+// The game module's words (games/index.js: rules, describe, reason, breakdown) make the log, the result and
 // the end-of-game table read as sentences.
 //
 // A turn the timer played for you (your seat was to act, the deadline passed and your
@@ -130,6 +131,10 @@ export function mountTable(root, app, table, { watch = false } = {}) {
         };
       }
       return legalCache.promise;
+    },
+    legalStep(partial) {
+      if (seat === null) return Promise.resolve(null);
+      return client.legalStep(table, partial).catch(() => null);
     },
     say: (text, kind) => (kind === 'error' ? showError(text) : app.toast(text, kind)),
     clearError,

@@ -1,10 +1,12 @@
 // Termite Towers view (docs/games/termite.md): the action cards A/C/E/G (a slot per die value),
 // the six stake areas D1-D6 (main stake cubes, tunnel and collect dice, the stake-card
 // pyramid, everyone's tunnels), your board (dice, rooms, wall, blueprints, queen cards)
-// and the other players' boards.  Day: pick one of your dice, then a highlighted slot
-// (optionally with a helper die), then the value if it has a choice; queen cards are
-// buttons.  Night: the pending choice's prompt, answered in a few steps (games/steps.js
-// groups the legal answers field by field).  Legal slots come from the `legal` list.
+// and the other players' boards.  Day: the turn is asked from the server one field at a
+// time (staged legal, protocol/README.md) -- never its thousands of complete actions:
+// pick one of your dice, then a highlighted slot, then (when the slot offers them) a
+// helper die and the value; queen cards are buttons, their details asked the same way.
+// Night: the pending choice's prompt, answered in a few steps (games/steps.js groups
+// the few legal answers field by field).
 // The view shape is being re-ruled: everything here reads it defensively.
 
 import { CLICK, add, h, replace } from '../dom.js';
@@ -120,6 +122,8 @@ function fieldContent(key, value, board = null) {
     case 'die':
     case 'helper':
       return `die ${Number(value) + 1}`;
+    case 'dice':
+      return `dice ${value.map((d) => Number(d) + 1).join(', ')}`;
     case 'stake':
       return `stake D${value}`;
     default:
@@ -174,6 +178,7 @@ const STEP_QUESTION = {
   stake: 'Which stake?',
   room: 'Which room?',
   rooms: 'Which rooms?',
+  dice: 'Which dice to reroll?',
   rotation: 'Which way round?',
   column: 'Which wall column?',
   row: 'Dropped, or set at a row?',
@@ -188,10 +193,11 @@ export function createView(root, ctx) {
   let view = null;
   let legal = [];
   let legalKey = null;
+  let stage = null; // a day turn: {dice: Set of my dice that can go somewhere, cards: the queen-card step or null}
   let selected = null; // index of my die picked for placement
-  let helper = null; // index of a helper die, or null
+  let slots = new Map(); // slot -> its staged choice {value, complete, more}, for the selected die
+  let chain = []; // the day's questions after a slot or a queen card: [{partial, reply, picked}]
   let picks = []; // answers given so far to the pending choice: [{key, value}]
-  let slotChoice = null; // place_die actions of one slot still differing (e.g. the value)
   const roomPicks = new Map(); // room -> answer, while the chooser asks "which room?"
   const columnPicks = new Map(); // wall column -> answer, while it asks "which column?"
   const lastBySeat = new Map(); // seat -> the slot its latest die went to
@@ -214,52 +220,115 @@ export function createView(root, ctx) {
     const key = keyOf(view);
     if (!myTurn()) {
       legal = [];
+      stage = null;
       legalKey = key;
       return;
     }
-    const actions = (await ctx.legal()) ?? [];
-    if (!view || keyOf(view) !== key) return;
-    legal = actions;
+    if (b().phase === 'day') {
+      const got = await dayStage();
+      if (!view || keyOf(view) !== key) return;
+      legal = [];
+      stage = got;
+    } else {
+      const actions = (await ctx.legal()) ?? [];
+      if (!view || keyOf(view) !== key) return;
+      legal = actions;
+      stage = null;
+    }
     legalKey = key;
     render();
   }
 
+  /** A day turn's first questions, asked from the server: which dice can go somewhere,
+   * which queen cards can be played (three small requests, not thousands of actions). */
+  async function dayStage() {
+    const top = await ctx.legalStep({});
+    const types = (top?.choices ?? []).map((c) => c.value);
+    const dice = types.includes('place_die') ? await ctx.legalStep({ type: 'place_die' }) : null;
+    const cards = types.includes('play_queen') ? await ctx.legalStep({ type: 'play_queen' }) : null;
+    return { dice: new Set((dice?.choices ?? []).map((c) => c.value)), cards };
+  }
+
   const ready = () => legalKey === keyOf(view) && myTurn();
 
-  /** Legal place_die actions for the picked die and helper, by slot. */
+  /** The slots the picked die can go to (its staged choices), by slot. */
   function slotActions() {
-    const out = new Map();
-    if (!ready() || selected === null) return out;
-    for (const a of legal) {
-      if (a.type !== 'place_die' || a.die !== selected || (a.helper ?? null) !== helper) continue;
-      if (!out.has(a.slot)) out.set(a.slot, []);
-      out.get(a.slot).push(a);
-    }
-    return out;
+    return ready() && selected !== null ? slots : new Map();
+  }
+
+  async function pickDie(die) {
+    chain = [];
+    slots = new Map();
+    selected = selected === die ? null : die;
+    render();
+    if (selected === null) return;
+    const key = legalKey;
+    const reply = await ctx.legalStep({ type: 'place_die', die });
+    if (legalKey !== key || selected !== die) return;
+    slots = new Map((reply?.choices ?? []).map((c) => [c.value, c]));
+    render();
   }
 
   function slotButton(slot, content, targets) {
-    const actions = targets.get(slot);
+    const choice = targets.get(slot);
     return h(
-      actions ? 'button' : 'div',
+      choice ? 'button' : 'div',
       {
-        class: ['tm-slot', actions ? 'target' : null, lastSlots.has(slot) ? 'last' : null],
+        class: ['tm-slot', choice ? 'target' : null, choice && !choice.complete ? 'needs-helper' : null, lastSlots.has(slot) ? 'last' : null],
         data: { slot },
-        type: actions ? 'button' : undefined,
-        on: actions ? { click: () => chooseSlot(actions) } : {},
+        title: choice && !choice.complete ? 'needs a helper die' : undefined,
+        type: choice ? 'button' : undefined,
+        on: choice ? { click: () => ((chain = []), answerStep({ type: 'place_die', die: selected }, 'slot', choice)) } : {},
       },
       content,
     );
   }
 
-  async function chooseSlot(actions) {
-    if (actions.length === 1) {
-      if (await ctx.act(actions[0])) selected = helper = null;
+  /** Play, or ask the server what follows: `choice` (of `field`) answered on `partial`. */
+  async function answerStep(partial, field, choice) {
+    const next = { ...partial, [field]: choice.value };
+    if (choice.complete && !choice.more) {
+      await play(next);
       return;
     }
-    slotChoice = actions; // e.g. a room slot: the value the dice take there comes next
-    picks = [];
+    const key = legalKey;
+    const reply = await ctx.legalStep(next);
+    if (legalKey !== key || !reply) return;
+    chain = [...chain, { partial: next, reply, picked: chain.length ? [field, choice.value] : null }];
     render();
+  }
+
+  async function play(action) {
+    if (await ctx.act(action)) {
+      selected = null;
+      slots = new Map();
+      chain = [];
+    }
+  }
+
+  /** The day's question after a slot or a queen card (a helper die, a value, a room…). */
+  function stagedStepper({ onCancel }) {
+    const { partial, reply } = chain.at(-1);
+    const field = reply.field;
+    const chosen = chain.filter((link) => link.picked);
+    const buttons = [];
+    if (reply.complete) {
+      const label = { helper: 'no helper die', dice: 'reroll the dice chosen' }[field] ?? 'as it is';
+      buttons.push(h('button', { class: 'small tm-choice as-it-is', data: { key: field ?? '', value: '' }, on: { click: () => play(partial) } }, label));
+    }
+    for (const choice of reply.choices) {
+      const answer = () => answerStep(partial, field, choice);
+      if (field === 'room') roomPicks.set(choice.value, answer); // also on the board
+      buttons.push(h('button', { class: 'small tm-choice', data: { key: field, value: JSON.stringify(choice.value) }, on: { click: answer } }, fieldContent(field, choice.value, b())));
+    }
+    return h(
+      'div',
+      { class: 'tm-steps' },
+      chosen.length ? h('p', { class: 'tm-picked' }, 'You chose: ', chosen.map(({ picked: [key, value] }) => h('span', { class: 'tm-pick' }, fieldContent(key, value, b())))) : null,
+      field ? h('p', { class: 'tm-question' }, STEP_QUESTION[field] ?? `Choose ${words(field)}`) : null,
+      h('div', { class: 'tm-choices' }, buttons),
+      h('button', { class: 'small tm-back', on: { click: () => (chain.length > 1 ? chain.pop() : ((chain = []), onCancel?.()), render()) } }, chain.length > 1 ? 'Back' : 'Cancel'),
+    );
   }
 
   /** The stepped chooser over `actions`: the answers so far, then the next question. */
@@ -270,8 +339,7 @@ export function createView(root, ctx) {
     if (!step && left.length === 1 && picks.length) {
       const action = left[0];
       picks = [];
-      slotChoice = null;
-      ctx.act(action).then((ok) => ok && ((selected = helper = null), render()));
+      ctx.act(action).then((ok) => ok && render());
       return h('p', { class: 'muted' }, 'Sending…');
     }
     return h(
@@ -285,7 +353,7 @@ export function createView(root, ctx) {
               'div',
               { class: 'tm-choices' },
               step.options.map((o) => {
-                const answer = () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && ((picks = []), (slotChoice = null), (selected = helper = null))) : (picks.push({ key: step.key, value: o.value }), render()));
+                const answer = () => (o.actions.length === 1 ? ctx.act(o.actions[0]).then((ok) => ok && (picks = [])) : (picks.push({ key: step.key, value: o.value }), render()));
                 if (step.key === 'room') roomPicks.set(o.value, answer); // also on the board
                 if (step.key === 'column') columnPicks.set(o.value, answer);
                 return h(
@@ -328,31 +396,34 @@ export function createView(root, ctx) {
       add(turnBox, h('p', { class: 'muted' }, 'Your turn…'));
       return;
     }
-    const places = legal.filter((a) => a.type === 'place_die');
-    const others = legal.filter((a) => a.type !== 'place_die' && a.type !== 'resign');
-    if (places.length) {
-      const helpers = [...new Set(places.filter((a) => a.die === selected && a.helper !== undefined).map((a) => a.helper))];
-      add(turnBox, 
-        h('p', {}, selected === null ? `Your turn: ${CLICK} one of your dice below, then a highlighted space.` : `Die ${selected + 1} (showing ${b().players[me].dice[selected]?.value}) picked: ${CLICK} a highlighted space.`),
-        helpers.length
-          ? h(
-              'label',
-              { class: 'tm-helper' },
-              'helper die: ',
-              h(
-                'select',
-                { on: { change: (e) => ((helper = e.target.value === '' ? null : Number(e.target.value)), render()) } },
-                h('option', { value: '' }, 'none'),
-                helpers.map((i) => h('option', { value: i, selected: helper === i }, `die ${i + 1} (showing ${b().players[me].dice[i].value})`)),
-              ),
-            )
-          : null,
-      );
+    if (stage) {
+      renderDay();
+      return;
     }
-    if (slotChoice) {
-      add(turnBox, h('p', {}, `Die ${selected + 1} to ${slotWords(slotChoice[0].slot)}:`), stepper(slotChoice, { onCancel: () => (slotChoice = null) }));
-    } else if (others.length) {
-      add(turnBox, stepper(others));
+    const others = legal.filter((a) => a.type !== 'resign');
+    if (others.length) add(turnBox, stepper(others));
+  }
+
+  function renderDay() {
+    const start = chain[0]?.partial;
+    if (stage.dice.size && !start) {
+      const die = selected === null ? null : b().players[me].dice[selected];
+      add(turnBox, h('p', {}, die ? `Die ${selected + 1} (showing ${die.value}) picked: ${CLICK} a highlighted space.` : `Your turn: ${CLICK} one of your dice below, then a highlighted space.`));
+    }
+    if (start?.type === 'place_die') {
+      add(turnBox, h('p', {}, `Die ${start.die + 1} to ${slotWords(start.slot)}:`), stagedStepper({}));
+    } else if (start?.type === 'play_queen') {
+      add(turnBox, h('p', {}, `The queen card ${fieldContent('card', start.card)}:`), stagedStepper({}));
+    } else if (stage.cards?.choices.length) {
+      add(
+        turnBox,
+        h(
+          'div',
+          { class: 'tm-steps' },
+          h('p', { class: 'tm-question' }, 'Or play a queen card:'),
+          h('div', { class: 'tm-choices' }, stage.cards.choices.map((choice) => h('button', { class: 'small tm-choice play_queen', data: { key: 'card', value: JSON.stringify(choice.value) }, on: { click: () => answerStep({ type: 'play_queen' }, 'card', choice) } }, fieldContent('card', choice.value)))),
+        ),
+      );
     }
   }
 
@@ -429,7 +500,7 @@ export function createView(root, ctx) {
   function playerBoard(seat, targets, full) {
     const player = b().players[seat];
     const mine = seat === me;
-    const pickable = mine && ready() ? new Set(legal.filter((a) => a.type === 'place_die').map((a) => a.die)) : new Set();
+    const pickable = mine && ready() && stage ? stage.dice : new Set();
     return h(
       'div',
       { class: ['tm-board', mine ? 'me' : null, player.resigned ? 'resigned' : null], data: { seat }, style: { '--seat': seatColour(seat) } },
@@ -444,7 +515,7 @@ export function createView(root, ctx) {
               index: i,
               placed: d.at !== null,
               selected: mine && selected === i,
-              onClick: pickable.has(i) ? () => ((selected = selected === i ? null : i), (helper = null), render()) : null,
+              onClick: pickable.has(i) ? () => pickDie(i) : null,
             },
           ),
         ),
@@ -509,9 +580,9 @@ export function createView(root, ctx) {
       view = next;
       if (changed) {
         selected = null;
-        helper = null;
+        slots = new Map();
+        chain = [];
         picks = [];
-        slotChoice = null;
         refreshLegal();
       }
       render();
