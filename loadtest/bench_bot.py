@@ -126,8 +126,9 @@ def main() -> None:
     parser.add_argument("--duels", type=int, default=200, help="brix/completto games per pair")
     args = parser.parse_args()
     bench_nmbr9(args.decks)
-    for game_id in ("brix", "completto"):
-        bench_duels(game_id, args.duels)
+    if args.duels > 0:  # --duels 0: the 9-tower table only
+        for game_id in ("brix", "completto"):
+            bench_duels(game_id, args.duels)
 
 
 if __name__ == "__main__":

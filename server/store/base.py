@@ -23,6 +23,9 @@ __all__ = ["Store", "StoreError", "VersionConflict"]
 class Store(abc.ABC):
     url: str
     bus: Bus
+    one_server = True
+    """Whether :meth:`reachable` speaks for the whole store (one server).  On Redis
+    Cluster one master failing over is not a partition: no hub leaves its players."""
 
     async def start(self) -> None:
         """Connect (if needed) and start the bus."""

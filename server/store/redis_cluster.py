@@ -155,6 +155,7 @@ class NodePipelines:
 
 class RedisClusterStore(RedisStore):
     index_shards = INDEX_SHARDS
+    one_server = False
 
     def _connect(self, address: str) -> Any:
         nodes = [ClusterNode(host, port) for host, port in startup_nodes(address)]

@@ -78,7 +78,9 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
         watching = None
-        if hub.bus.multi_process and peers:  # alone, a hub has nowhere to send players
+        # alone, a hub has nowhere to send players; on a cluster, a shard failing over
+        # is not a partition
+        if hub.bus.multi_process and peers and hub.store.one_server:
             watching = asyncio.create_task(watch.run(evacuate), name="store-watch")
         try:
             yield

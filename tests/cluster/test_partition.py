@@ -152,4 +152,5 @@ async def test_a_hub_cut_off_from_redis_loses_its_table_and_writes_nothing_stale
                 hub.wait(10)
             except subprocess.TimeoutExpired:
                 hub.kill()
+                hub.wait(10)
         redis.stop()

@@ -16,7 +16,7 @@ from tablehub.loadtest.topology import LocalCluster, RedisClusterNodes
 from tablehub.server.config import with_durability
 from tablehub.server.store import open_store
 from tablehub.server.store.redis_cluster import startup_nodes
-from tests.cluster.test_cluster import assert_acked_exactly_once, round_of
+from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
 
@@ -67,14 +67,7 @@ async def test_a_game_through_two_hubs_on_a_redis_cluster(hubs_on_cluster: Local
     listed = await watcher.request("list_tables")
     assert table in [t["table"] for t in listed["tables"]], "the sharded listing has it"
     acked: Acked = []
-    for _ in range(20):
-        await round_of([ann, bo], table, acked)
-    views = []
-    for conn in (ann, bo, watcher):
-        mirror = await conn.wait_for(table, lambda m: m.view.get("status") == "finished")
-        assert mirror.mismatches == 0
-        views.append(mirror.view)
-    assert views[0] == views[1] == views[2]
+    await play_to_the_end([ann, bo], watcher, table, acked)
     assert_acked_exactly_once(await read_log(str(cluster.redis_url), table), acked)
     for conn in (ann, bo, watcher):
         await conn.close()
