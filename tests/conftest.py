@@ -8,9 +8,12 @@ a replica).
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
 import tempfile
+import urllib.request
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +57,16 @@ class RunningHub:
 
     async def connect(self, name: str = "tester", **kwargs: Any) -> Connection:
         return await Connection.connect(self.url, name, **kwargs)
+
+    async def health(self) -> dict[str, Any]:
+        """``/healthz`` as JSON (read in a thread: the hub serves on this loop)."""
+
+        def read() -> dict[str, Any]:
+            with urllib.request.urlopen(f"{self.http}/healthz", timeout=10) as response:
+                health: dict[str, Any] = json.load(response)
+            return health
+
+        return await asyncio.to_thread(read)
 
 
 async def start_hub(

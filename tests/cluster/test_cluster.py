@@ -13,6 +13,7 @@ import pytest
 
 from tablehub.clients.cli.connection import Connection, ServerError
 from tablehub.loadtest.topology import LocalCluster
+from tablehub.server.store import open_store
 from tablehub.server.store.redis import RedisStore
 from tests.server.helpers import expected_scores
 
@@ -59,8 +60,9 @@ async def play_to_the_end(
     return views
 
 
-async def read_log(redis_url: str, table: str) -> list[dict[str, Any]]:
-    store = RedisStore(redis_url)
+async def read_log(store_url: str, table: str) -> list[dict[str, Any]]:
+    """The table's log as stored (a single Redis or a Redis Cluster)."""
+    store = open_store(store_url)
     await store.start()
     try:
         return await store.log(table)

@@ -5,18 +5,16 @@ so in ``/healthz``, and resumes by itself; every acknowledged move is in the log
 from __future__ import annotations
 
 import asyncio
-import json
 import shutil
 import subprocess
 import tempfile
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
 
 from tablehub.loadtest.topology import free_port, wait_for
-from tests.cluster.test_cluster import assert_acked_exactly_once
-from tests.cluster.test_redis_cluster import Players, read_log
+from tests.cluster.test_cluster import assert_acked_exactly_once, read_log
+from tests.cluster.test_redis_cluster import Players
 from tests.conftest import start_hub, stop_hub
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
@@ -63,12 +61,6 @@ def _answers(port: int) -> bool:
     return done.stdout.strip() == b"PONG"
 
 
-def _health(http: str) -> dict[str, object]:
-    with urllib.request.urlopen(f"{http}/healthz", timeout=5) as response:
-        health: dict[str, object] = json.load(response)
-        return health
-
-
 @pytest.fixture
 def restartable_redis() -> Iterator[RestartableRedis]:
     redis = RestartableRedis()
@@ -94,7 +86,7 @@ async def test_redis_down_for_five_seconds_mid_game(restartable_redis: Restartab
         redis.kill()
         refused_before = players.refused
         await asyncio.sleep(DOWN_S)
-        health = await asyncio.to_thread(_health, hub.http)
+        health = await hub.health()
         assert health["store_ok"] is False
         assert players.refused > refused_before, "acts were answered, not left hanging"
         assert not ann.closed.done() and not bo.closed.done(), "every socket stays open"
@@ -102,7 +94,7 @@ async def test_redis_down_for_five_seconds_mid_game(restartable_redis: Restartab
         redis.start()
         await game
         assert len(players.acked) > acked_while_down, "the hub resumed by itself"
-        assert (await asyncio.to_thread(_health, hub.http))["store_ok"] is True
+        assert (await hub.health())["store_ok"] is True
         assert_acked_exactly_once(await read_log(redis.url, table), players.acked)
         for conn in (ann, bo):
             final = await conn.wait_for(table, lambda m: m.view["status"] == "finished")

@@ -20,9 +20,9 @@ import pytest
 
 from tablehub.clients.cli.connection import Connection
 from tablehub.loadtest.topology import free_port, wait_for
-from tests.cluster.test_cluster import assert_acked_exactly_once
+from tests.cluster.test_cluster import assert_acked_exactly_once, read_log
 from tests.cluster.test_outage import RestartableRedis
-from tests.cluster.test_redis_cluster import Players, read_log
+from tests.cluster.test_redis_cluster import Players
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
 

@@ -14,9 +14,8 @@ import pytest
 from tablehub.clients.cli.connection import Connection, ServerError
 from tablehub.loadtest.topology import LocalCluster, RedisClusterNodes
 from tablehub.server.config import with_durability
-from tablehub.server.store import open_store
 from tablehub.server.store.redis_cluster import startup_nodes
-from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end
+from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end, read_log
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
 
@@ -27,15 +26,6 @@ CLIENT_BACKOFF_S = 0.2
 backoff, as the protocol asks; not a synchronisation)."""
 
 Acked = list[tuple[int, int, Any]]
-
-
-async def read_log(store_url: str, table: str) -> list[dict[str, Any]]:
-    store = open_store(store_url)
-    await store.start()
-    try:
-        return await store.log(table)
-    finally:
-        await store.close()
 
 
 def test_the_store_url_names_the_nodes_and_the_durability() -> None:

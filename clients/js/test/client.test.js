@@ -4,22 +4,15 @@
 // retries of what a busy server refuses (against a scripted peer: a hub is not busy on cue).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import WebSocket, { WebSocketServer } from 'ws';
 
-import { Client, JSON_SUBPROTOCOL, loadProtocol, ProtocolError, ServerError } from '../lib/index.js';
-import { readProtocolFile, startHub } from '../testing/hub.js';
+import { Client, JSON_SUBPROTOCOL, ProtocolError, ServerError } from '../lib/index.js';
 import { startProxy } from '../testing/proxy.js';
+import { sharedHub } from '../testing/shared_hub.js';
 
-let hub;
-let protocol;
-const clients = [];
-
-async function connect(name, options = {}) {
-  const client = await Client.connect(options.url ?? hub.ws, { name, protocol, WebSocket, ...options });
-  clients.push(client);
-  return client;
-}
+const shared = sharedHub();
+const { connect } = shared;
 
 /** A fresh spectator's snapshot of `table` at exactly `version` (retries until it matches). */
 async function snapshotAt(table, version) {
@@ -35,16 +28,6 @@ async function snapshotAt(table, version) {
 /** Seats whose turn it is (from the view). */
 const toAct = (mirror) => mirror.view.to_act;
 
-before(async () => {
-  protocol = await loadProtocol(readProtocolFile);
-  hub = await startHub();
-});
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await hub?.stop();
-});
-
 describe('protocol files', () => {
   it('gives the same schema fingerprint as the server', async () => {
     const client = await connect('fp');
@@ -56,7 +39,7 @@ describe('protocol files', () => {
 
   it('has a helper for every client-to-server message', () => {
     const camel = (s) => s.replace(/_(\w)/g, (_, c) => c.toUpperCase());
-    const missing = protocol
+    const missing = shared.protocol
       .messageTypes('client_to_server')
       .filter((t) => t !== 'hello')
       .filter((t) => typeof Client.prototype[camel(t)] !== 'function');
@@ -73,7 +56,7 @@ describe('protocol files', () => {
     const client = await connect('errors');
     await assert.rejects(client.join('no-such-table'), (err) => err instanceof ServerError && err.code === 'unknown_table');
     await assert.rejects(client.createTable('chess', 2), { code: 'unknown_game' });
-    assert.ok(protocol.explain('unknown_game').length > 0);
+    assert.ok(shared.protocol.explain('unknown_game').length > 0);
   });
 });
 
@@ -170,7 +153,7 @@ describe('resync', () => {
 
 describe('reconnect', () => {
   it('resumes the seat and the missed versions after the network drops', async () => {
-    const proxy = await startProxy(hub.port);
+    const proxy = await startProxy(shared.hub.port);
     try {
       const alice = await connect('net-alice', { url: proxy.ws, backoff: { initialMs: 50, maxMs: 200 } });
       const spec = await connect('net-spec', { url: proxy.ws, backoff: { initialMs: 50, maxMs: 200 } });
@@ -209,7 +192,7 @@ describe('reconnect', () => {
   });
 
   it('fails pending requests when the connection drops, and keeps retrying with backoff', async () => {
-    const proxy = await startProxy(hub.port);
+    const proxy = await startProxy(shared.hub.port);
     const states = [];
     const client = await connect('retry', { url: proxy.ws, backoff: { initialMs: 20, maxMs: 50 } });
     client.on('state', ({ state }) => states.push(state));

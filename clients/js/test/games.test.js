@@ -3,31 +3,13 @@
 // and the game's player and spectator views.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
+import { describe, it } from 'node:test';
 
-import { Client, loadProtocol, ProtocolError } from '../lib/index.js';
-import { readProtocolFile, startHub } from '../testing/hub.js';
+import { ProtocolError } from '../lib/index.js';
+import { sharedHub } from '../testing/shared_hub.js';
 
-let hub;
-let protocol;
-const clients = [];
-
-before(async () => {
-  protocol = await loadProtocol(readProtocolFile);
-  hub = await startHub();
-});
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await hub?.stop();
-});
-
-async function connect(name) {
-  const client = await Client.connect(hub.ws, { name, protocol, WebSocket });
-  clients.push(client);
-  return client;
-}
+const shared = sharedHub();
+const { connect } = shared;
 
 describe('game actions', () => {
   const fits = [
@@ -39,7 +21,7 @@ describe('game actions', () => {
     ['termite', { type: 'place_die', die: 0, slot: 'A1', helper: null }],
   ];
   for (const [game, action] of fits) {
-    it(`accepts ${game} ${JSON.stringify(action)}`, () => protocol.validateAction(game, action));
+    it(`accepts ${game} ${JSON.stringify(action)}`, () => shared.protocol.validateAction(game, action));
   }
 
   const refused = [
@@ -54,7 +36,7 @@ describe('game actions', () => {
   for (const [game, action, reason] of refused) {
     it(`refuses ${game} ${JSON.stringify(action)} as bad_action`, () => {
       assert.throws(
-        () => protocol.validateAction(game, action),
+        () => shared.protocol.validateAction(game, action),
         (err) => err instanceof ProtocolError && err.code === 'bad_action' && reason.test(err.message),
       );
     });
@@ -83,12 +65,12 @@ describe('live views', () => {
         [mine, 'player_view'],
         [theirs, 'spectator_view'],
       ]) {
-        assert.equal(protocol.checkGameValue(game, 'table_view', mirror.view), null);
-        assert.equal(protocol.checkGameValue(game, kind, mirror.view.board), null);
-        assert.ok(protocol.index.games[game].phases.includes(mirror.view.phase));
+        assert.equal(shared.protocol.checkGameValue(game, 'table_view', mirror.view), null);
+        assert.equal(shared.protocol.checkGameValue(game, kind, mirror.view.board), null);
+        assert.ok(shared.protocol.index.games[game].phases.includes(mirror.view.phase));
       }
       const { actions } = await player.legal(table);
-      for (const action of actions) protocol.validateAction(game, action);
+      for (const action of actions) shared.protocol.validateAction(game, action);
     });
   }
 });

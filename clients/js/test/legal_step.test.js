@@ -2,31 +2,12 @@
 // chosen one field at a time reaches an action the server accepts.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
+import { describe, it } from 'node:test';
 
-import { Client, loadProtocol } from '../lib/index.js';
-import { readProtocolFile, startHub } from '../testing/hub.js';
+import { sharedHub } from '../testing/shared_hub.js';
 
-let hub;
-let protocol;
-const clients = [];
-
-async function connect(name) {
-  const client = await Client.connect(hub.ws, { name, protocol, WebSocket });
-  clients.push(client);
-  return client;
-}
-
-before(async () => {
-  protocol = await loadProtocol(readProtocolFile);
-  hub = await startHub();
-});
-
-after(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await hub?.stop();
-});
+const shared = sharedHub();
+const { connect } = shared;
 
 describe('legalStep', () => {
   it('walks a termite turn field by field to an accepted action', async () => {

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import urllib.request
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import connect
@@ -99,12 +97,6 @@ async def _handshake_status(running: RunningHub) -> int:
         return refused.response.status_code
 
 
-def _health(running: RunningHub) -> dict[str, object]:
-    with urllib.request.urlopen(f"{running.http}/healthz", timeout=10) as response:
-        health: dict[str, object] = json.load(response)
-    return health
-
-
 async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
     redis_url: str,
 ) -> None:
@@ -123,7 +115,7 @@ async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
         code, reason = await asyncio.wait_for(asyncio.shield(ann.closed), 30)
         assert code == CLOSE_CODE and "another server" in reason
         assert await _handshake_status(running) == 503
-        health = await asyncio.to_thread(_health, running)
+        health = await running.health()
         assert health["cut_off"] is True and health["store_ok"] is False
 
         await proxy.open()  # the link returns, on the same port
@@ -144,7 +136,7 @@ async def test_a_hub_cut_off_from_redis_closes_its_sockets_and_refuses_players(
 async def test_one_process_alone_is_never_cut_off() -> None:
     running = await start_hub("memory://")
     try:
-        assert (await asyncio.to_thread(_health, running))["cut_off"] is False
+        assert (await running.health())["cut_off"] is False
         assert await _handshake_status(running) == 101
     finally:
         await stop_hub(running)
