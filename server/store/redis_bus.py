@@ -215,13 +215,16 @@ class RedisBus(Bus):
                 log.warning("pub/sub failed, retrying: %s", err)
                 await asyncio.sleep(0.2)
                 continue
-            if message is None:
-                continue
-            channel = message["channel"].decode()
-            try:
-                self._on_message(channel, message["data"])
-            except Exception:
-                log.exception("bad pub/sub message on %s", channel)
+            if message is not None:
+                self._dispatch(message, self._on_message)
+
+    def _dispatch(self, message: dict[str, Any], handle: Callable[[str, bytes], None]) -> None:
+        """Hand one pub/sub message to ``handle``: a bad one is logged, never fatal."""
+        channel = message["channel"].decode()
+        try:
+            handle(channel, message["data"])
+        except Exception:
+            log.exception("bad pub/sub message on %s", channel)
 
     def _on_message(self, channel: str, data: bytes) -> None:
         if channel.startswith("th:reply:"):

@@ -338,13 +338,8 @@ class RedisClusterBus(RedisBus):
                 await asyncio.sleep(0.2)
                 continue
             failing = False
-            if message is None or message["type"] != "smessage":
-                continue
-            channel = message["channel"].decode()
-            try:
-                self._on_sharded(channel, message["data"])
-            except Exception:
-                log.exception("bad pub/sub message on %s", channel)
+            if message is not None and message["type"] == "smessage":
+                self._dispatch(message, self._on_sharded)
 
     def _on_sharded(self, channel: str, data: bytes) -> None:
         if channel == self._reply_channel:
