@@ -29,7 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tablehub.server.games.nmbr9.rules import CODE_WIDTH, Placement, Tile, coded_maps
+from tablehub.server.games.nmbr9.rules import (
+    CODE_WIDTH,
+    Placement,
+    Tile,
+    coded_maps,
+    fitting_offsets,
+)
 from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS
 from tablehub.server.games.nmbr9.weights import WEIGHTS
 
@@ -101,13 +107,7 @@ class Surface:
             for shape in SHAPES[digit]:
                 if len(shape) > len(top_cells):
                     break
-                first = shape[0]
-                offsets = {c - first for c in top_cells}
-                for d in shape[1:]:
-                    offsets = {o for o in offsets if o + d in top_cells}
-                    if not offsets:
-                        break
-                for o in offsets:
+                for o in fitting_offsets(shape, top_cells):
                     cells = [o + d for d in shape]
                     if len({owner[c] for c in cells}) < 2:
                         continue

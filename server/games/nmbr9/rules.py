@@ -25,6 +25,7 @@ naive brute force.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from tablehub.server.games.base import IllegalAction
@@ -53,6 +54,17 @@ _SHAPE_CODES: dict[int, tuple[tuple[int, ...], ...]] = {
 
 Placement = tuple[int, int, int, int]
 """``(level, rot, x, y)`` of a legal placement."""
+
+
+def fitting_offsets(shape: tuple[int, ...], cells: AbstractSet[int]) -> set[int]:
+    """The offsets putting every square of ``shape`` (coded cells) on one of ``cells``:
+    where a tile lies flat on a floor of one height (for legality and for the bot)."""
+    offsets = {c - shape[0] for c in cells}
+    for d in shape[1:]:
+        offsets = {o for o in offsets if o + d in cells}
+        if not offsets:
+            break
+    return offsets
 
 
 def _code(x: int, y: int) -> int:
@@ -212,13 +224,7 @@ def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
             shape = _SHAPE_CODES[digit][rot]
             if len(shape) > len(top_cells):
                 continue
-            # Offsets putting every square on a cell of exactly this height.
-            offsets = {c - shape[0] for c in top_cells}
-            for d in shape[1:]:
-                offsets.intersection_update({c - d for c in top_cells})
-                if not offsets:
-                    break
-            for o in offsets:
+            for o in fitting_offsets(shape, top_cells):
                 cells = [o + d for d in shape]
                 if len({owner[c] for c in cells}) < 2:
                     continue
