@@ -3,11 +3,11 @@
 For each game, a bot playout's states are turned into views one version after the
 other, as the feed does on every flush, two ways side by side in one run:
 
-* ``plain``: ``diff(old, new)`` and the protocol's ``view_hash`` over the whole view
-  (the hub before the incremental hash);
-* ``incremental``: what the feed does now: ``diff_shared`` (the new view shares
-  unchanged sub-trees with the old one) and ``feed.hash_view`` (the canonical-JSON
-  tree of the previous view reused for large views, the C encoder for small ones).
+* ``stdlib``: ``diff(old, new)`` and the hash over the standard library's canonical JSON
+  (``json.dumps(sort_keys=True, ...)``, the protocol's definition, C encoder);
+* ``hub``: what the feed does now: ``diff_shared`` (the new view shares unchanged
+  sub-trees with the old one) and ``view_hash`` (orjson's canonical JSON, the same
+  bytes).
 
 Prints the median CPU microseconds per step over ``--repeat`` interleaved passes, and the
 ratio.  The two must give the same hash at every step (checked as it runs).
@@ -18,13 +18,14 @@ ratio.  The two must give the same hash at every step (checked as it runs).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import statistics
 import time
 from typing import Any
 
 from tablehub.server.games import all_games
 from tablehub.server.games.base import Game, State
-from tablehub.server.tables.feed import hash_view
 from tablehub.server.tables.viewdiff import diff, diff_shared, view_hash
 
 
@@ -43,27 +44,30 @@ def bot_states(
     return states
 
 
-def plain_pass(views: list[Any]) -> tuple[float, list[str]]:
+def stdlib_hash(view: Any) -> str:
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stdlib_pass(views: list[Any]) -> tuple[float, list[str]]:
     hashes = []
     started = time.process_time()
     old = views[0]
     for new in views[1:]:
         diff(old, new)
-        hashes.append(view_hash(new))
+        hashes.append(stdlib_hash(new))
         old = new
     return time.process_time() - started, hashes
 
 
-def incremental_pass(views: list[Any]) -> tuple[float, list[str]]:
-    """What the feed does now (``feed.hash_view``: incremental for large views)."""
+def hub_pass(views: list[Any]) -> tuple[float, list[str]]:
+    """What the feed does on every flush."""
     hashes = []
     old = views[0]
-    _, size, tree = hash_view(old, None, 0, 0)  # the audience's snapshot: not a flush
     started = time.process_time()
     for new in views[1:]:
-        ops, old = diff_shared(old, new)
-        digest, size, tree = hash_view(old, tree, size, len(ops))
-        hashes.append(digest)
+        _, old = diff_shared(old, new)
+        hashes.append(view_hash(old))
     return time.process_time() - started, hashes
 
 
@@ -73,7 +77,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--tournament", type=int, default=200, help="seats of a 9-tower table")
     args = parser.parse_args()
-    print(f"{'game':14} {'steps':>5} {'plain µs':>10} {'incr. µs':>10} {'ratio':>6}")
+    print(f"{'game':14} {'steps':>5} {'stdlib µs':>10} {'hub µs':>10} {'ratio':>6}")
     cases: list[tuple[str, list[Any]]] = []
     for game in all_games():
         seats = max(game.min_players, min(args.seats, game.max_players))
@@ -87,17 +91,17 @@ def main() -> None:
     big = bot_states(nmbr9, args.tournament, 1, 2 * args.tournament, {"tournament": True})
     cases.append((f"nmbr9 ×{args.tournament}", [nmbr9.view(s, None) for s in big]))
     for name, views in cases:
-        plain, incr = [], []
+        stdlib, hub = [], []
         for _ in range(args.repeat):
-            took, expected = plain_pass(views)
-            plain.append(took)
-            took, got = incremental_pass(views)
-            incr.append(took)
-            assert got == expected, f"{name}: incremental hash differs"
+            took, expected = stdlib_pass(views)
+            stdlib.append(took)
+            took, got = hub_pass(views)
+            hub.append(took)
+            assert got == expected, f"{name}: the hub's hash differs"
         steps = len(views) - 1
-        p_us = statistics.median(plain) / steps * 1e6
-        i_us = statistics.median(incr) / steps * 1e6
-        print(f"{name:14} {steps:5} {p_us:10.1f} {i_us:10.1f} {p_us / i_us:6.2f}")
+        s_us = statistics.median(stdlib) / steps * 1e6
+        h_us = statistics.median(hub) / steps * 1e6
+        print(f"{name:14} {steps:5} {s_us:10.1f} {h_us:10.1f} {s_us / h_us:6.2f}")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,7 @@ and hashed once and the five mirrors share the result.  The check stays per clie
 each client only gets a memoised result for *its own* base view (keyed by that view's
 computed hash) and *its own* frame -- it is just not recomputed.  A mismatch found
 once is reported for every client that hits it.  ``Verifier(memo=False)`` turns the
-sharing off (every client patches and hashes on its own).  Hashing itself reuses the
-canonical JSON of unchanged sub-trees (``tablehub.protocol.canon``).
+sharing off (every client patches and hashes on its own).
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.protocol.canon import IncrementalHasher
 from tablehub.protocol.patching import PatchError, apply_patch
 from tablehub.protocol.viewhash import view_hash
 
@@ -53,7 +51,6 @@ class Verifier:
         self._results: dict[tuple[str, bytes | str], tuple[Any, str]] = {}
         self.computed = 0
         self.reused = 0
-        self.hasher = IncrementalHasher()
         self.mismatch_samples: list[dict[str, Any]] = []
 
     def _compute(self, base: Any, frame: bytes | str, msg: dict[str, Any]) -> tuple[Any, str]:
@@ -65,7 +62,7 @@ class Verifier:
                 view = apply_patch(base, msg["ops"])
             except (PatchError, KeyError, TypeError):
                 return base, "unappliable"
-        return view, self.hasher.view_hash(view)
+        return view, view_hash(view)
 
     def result(
         self, base_hash: str, base: Any, frame: bytes | str, msg: dict[str, Any]

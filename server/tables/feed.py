@@ -17,44 +17,17 @@ one patch from the version it has to the current one; older gaps get a snapshot.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
-from tablehub.protocol.canon import CanonNode, canon_tree
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, Status
 from tablehub.server.tables.record import LogEntry, TableRecord
-from tablehub.server.tables.viewdiff import Op, canonical_json, diff, diff_shared
+from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
 
 RECENT_VERSIONS = 64
-
-INCREMENTAL_FROM = 2048
-CHARS_PER_OP = 512
-"""A view is hashed incrementally (``canon_tree``, reusing the previous view's
-canonical JSON for every sub-tree it shares with it) when its canonical JSON was at
-least INCREMENTAL_FROM characters and the patch has at most one op per CHARS_PER_OP of
-it; small views, and views that changed all over, are hashed whole by the C encoder,
-which is faster there than the tree's Python-level walk
-(``python -m tablehub.loadtest.bench_feed``)."""
-
-
-def hash_view(
-    view: Any, previous: CanonNode | None, previous_size: int, changes: int
-) -> tuple[str, int, CanonNode | None]:
-    """The protocol's view hash, the length of the view's canonical JSON and its tree
-    (None when hashed whole).  The view must share its unchanged sub-trees with the
-    previous one (``diff_shared``), which was ``previous_size`` characters long, had
-    the tree ``previous`` and changed by ``changes`` ops."""
-    if previous_size >= max(INCREMENTAL_FROM, changes * CHARS_PER_OP):
-        tree = canon_tree(view, previous)
-        data = tree.text.encode()
-    else:
-        tree, data = None, canonical_json(view)
-    return hashlib.sha256(data).hexdigest()[:16], len(data), tree
-
 
 Audience = int | None
 
@@ -95,17 +68,13 @@ def _patch(table: str, start: int, end: int, ops: list[dict[str, Any]], digest: 
 
 
 class _AudienceState:
-    __slots__ = ("canon", "hash", "size", "subscribers", "version", "view")
+    __slots__ = ("hash", "subscribers", "version", "view")
 
     def __init__(self) -> None:
         self.subscribers: dict[int, Subscriber] = {}
         self.version = -1
         self.view: dict[str, Any] = {}
         self.hash = ""
-        self.size = 0
-        """Length of the view's canonical JSON (chooses how the next one is hashed)."""
-        self.canon: CanonNode | None = None
-        """The view's canonical-JSON tree, when it was hashed incrementally."""
 
 
 class TableFeed:
@@ -157,7 +126,7 @@ class TableFeed:
         else:
             ops, aud.view = diff_shared(aud.view, view)
         if ops or aud.version < 0:
-            aud.hash, aud.size, aud.canon = hash_view(aud.view, aud.canon, aud.size, len(ops))
+            aud.hash = view_hash(aud.view)
         aud.version = self.record.version
         return ops
 

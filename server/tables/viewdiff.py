@@ -3,9 +3,8 @@
 ``diff`` produces RFC 6902 operations turning ``old`` into ``new``.  It walks both
 trees and stops at equal sub-trees (a C-level ``==``), so its cost follows the size
 of the change, not of the view.  ``diff_shared`` also returns the new view rebuilt to
-share every unchanged sub-tree *object* with ``old``: the feed keeps that one, so its
-canonical-JSON tree (``tablehub.protocol.canon.canon_tree``) re-serialises only the
-containers on the changed paths when it hashes the new view.
+share every unchanged sub-tree *object* with ``old``: the feed keeps that one, so an
+audience's successive views share their unchanged parts in memory.
 
 Lists that only grew or shrank at the end get ``add``/``remove`` at the end; other
 list changes recurse per index.  It only emits ``add``, ``remove`` and ``replace``,

@@ -122,6 +122,19 @@ def test_view_hash_is_rfc8785(view: dict[str, Any]) -> None:
     assert canonical_json(view) == rfc8785.dumps(view)
 
 
+@given(view=st.dictionaries(ascii_keys, views, max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_canonical_json_is_the_standard_librarys_bytes(view: dict[str, Any]) -> None:
+    """The fast encoder writes exactly the protocol's Python definition."""
+    plain = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(view) == plain.encode()
+
+
+def test_canonical_json_takes_integers_beyond_64_bits() -> None:
+    view = {"n": 2**70, "m": [-(2**65)]}
+    assert canonical_json(view) == b'{"m":[-36893488147419103232],"n":1180591620717411303424}'
+
+
 def test_view_hash_known_value() -> None:
     # sha256('{"a":[1,true,null],"b":"é"}') computed independently.
     assert view_hash({"b": "é", "a": [1, True, None]}) == "6eab153701ef60c9"
