@@ -26,9 +26,10 @@ from typing import Any
 
 import uvicorn
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 from tablehub.server.config import Limits
-from tablehub.server.transport.app import FORCE_CLOSE_EXTENSION, HubApp
+from tablehub.server.transport.app import FORCE_CLOSE_EXTENSION, WRITE_NOW_EXTENSION, HubApp
 
 
 class HubWebSocketProtocol(WebSocketsSansIOProtocol):
@@ -62,8 +63,9 @@ class HubWebSocketProtocol(WebSocketsSansIOProtocol):
         self.conn.reader.buffer.clear()
         self.frames = []
         scope = getattr(self, "scope", None)
-        if scope is not None:  # the force-close method in the scope is a cycle too
+        if scope is not None:  # the methods in the scope are cycles too
             scope["extensions"].pop(FORCE_CLOSE_EXTENSION, None)
+            scope["extensions"].pop(WRITE_NOW_EXTENSION, None)
         # uvicorn's HTTP protocol drops its parser (a cycle with it) in its own
         # connection_lost, which an upgraded connection never reaches: do it here.
         if hasattr(self._upgraded_from, "parser"):
@@ -75,6 +77,30 @@ class HubWebSocketProtocol(WebSocketsSansIOProtocol):
         scope = getattr(self, "scope", None)
         if scope is not None:
             scope["extensions"][FORCE_CLOSE_EXTENSION] = self.force_close
+            scope["extensions"][WRITE_NOW_EXTENSION] = self.write_now
+
+    def write_now(self, frame: bytes | str) -> bool:
+        """``websocket.send`` of one data frame without awaiting (WRITE_NOW_EXTENSION):
+        done at once when the connection is open and the transport is not paused;
+        False (nothing written) otherwise."""
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.disconnected
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            if isinstance(frame, bytes):
+                self.conn.send_binary(frame)
+            else:
+                self.conn.send_text(frame.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
     def force_close(self, code: int, reason: str) -> None:
         if self.close_sent or self.transport.is_closing():

@@ -6,11 +6,15 @@ the handlers below, which answer through :meth:`reply` / :meth:`fail`.  Requests
 need a table actor (``act``, ``join``…) do not block the read loop: the reply is sent
 from the command future's callback, so every request gets exactly one reply.
 
-Outbound traffic has two queues drained by one writer task: *control* (replies and
-errors) goes first and is bounded (a client that sends requests but never reads the
-replies is closed with 4000); then the latest lobby list, if one is pending (a newer
-one replaces it); then *data* (snapshots,
-patches, events, presence) is bounded by ``Limits.outbound_queue``.  When the data
+Outbound traffic has two queues: *control* (replies and errors) goes first and is
+bounded (a client that sends requests but never reads the replies is closed with
+4000); then the latest lobby list, if one is pending (a newer one replaces it); then
+*data* (snapshots, patches, events, presence) is bounded by ``Limits.outbound_queue``.
+Whatever is queued during one turn of the event loop is written at the end of it by
+one callback, straight to the transport (``write_now``) when it takes the frames
+without waiting -- one frame for all of it under ``batch``; a writer task takes over
+only when the transport is paused (a full buffer) or the connection is closing, so
+the common case costs no task switch per frame.  When the data
 queue overflows (a slow reader), everything pending in it is dropped and replaced
 by one fresh snapshot per table, taken when the writer gets to it; a reader that
 overflows too often is closed with 4000.  A message that cannot be encoded never
@@ -66,6 +70,8 @@ SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
 _ids = itertools.count(1)
 
 SendFrame = Callable[[bytes | str], Awaitable[None]]
+WriteNow = Callable[[bytes | str], bool]
+"""Write one frame without waiting if the transport takes it now; False if not."""
 Close = Callable[[int, str], Awaitable[None]]
 
 
@@ -111,11 +117,16 @@ class Session:
         close: Close,
         limits: Limits,
         holders: SeatHolders | None = None,
+        write_now: WriteNow | None = None,
     ) -> None:
         self.id = next(_ids)
         self.hub = hub
         self.codec = codec
         self._send = send
+        self._write_now = write_now
+        self._writer_idle = False  # the writer task waits for work (callbacks may write)
+        self._write_due = False  # a write callback is scheduled for this loop turn
+        self._unsent: bytes | str | None = None  # taken, refused by write_now: first out
         self._close = close
         self.limits = limits
         self.state = SessionState.OPEN
@@ -177,14 +188,14 @@ class Session:
                 }
             )
         self._control.append(frame)
-        self._wake.set()
+        self._kick()
 
     def deliver_lobby(self, frames: Frames) -> None:
         """The latest table list replaces one not yet sent (lobby pushes never pile up)."""
         if self.state is SessionState.CLOSED:
             return
         self._lobby = frames
-        self._wake.set()
+        self._kick()
 
     def deliver_closed(self, table: str, frames: Frames) -> None:
         """Queue a ``table_closed`` push (from the lobby, or the table's feed) once."""
@@ -195,7 +206,7 @@ class Session:
         self.seats.pop(table, None)
         self._sent_version.pop(table, None)
         self._data.append((table, -1, frames, "closed"))
-        self._wake.set()
+        self._kick()
 
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
@@ -211,7 +222,7 @@ class Session:
             if kind in ("patch", "event"):
                 return  # covered by the fresh snapshot
         self._data.append((table, version, frames, kind))
-        self._wake.set()
+        self._kick()
 
     def _overflow(self) -> None:
         metrics.SNAPSHOT_FALLBACKS.inc()
@@ -224,8 +235,50 @@ class Session:
         for table in self.watching:
             self._data.append((table, -1, None, "refresh"))
 
+    def _kick(self) -> None:
+        """Something was queued: write it at the end of this loop turn, from a callback
+        while the writer task is idle, else by the writer task."""
+        if self._write_now is None or not self._writer_idle:
+            self._wake.set()
+        elif not self._write_due:
+            self._write_due = True
+            asyncio.get_running_loop().call_soon(self._write_queued)
+
+    def _write_queued(self) -> None:
+        """Write everything queued straight to the transport; hand over to the writer
+        task what the transport does not take now (or anything, while closing)."""
+        self._write_due = False
+        if (
+            not self._writer_idle
+            or self._unsent is not None  # the writer has a refused frame to send first
+            or self._closing is not None
+            or self.state is SessionState.CLOSED
+        ):
+            self._wake.set()
+            return
+        assert self._write_now is not None
+        try:
+            while self._has_pending():
+                frame = self._take_frame()
+                if frame is not None and not self._write_now(frame):
+                    self._unsent = frame
+                    self._wake.set()
+                    return
+        except EncodeError:
+            log.exception("session %d: push not encodable", self.id)
+            self._abort(Closing(1011, "server error: a message could not be written"))
+
+    def _take_frame(self) -> bytes | str | None:
+        """The next frame to write: every queued message as one batch frame under
+        ``batch``, else the next message's; None when that needs no frame any more."""
+        if self._batching:
+            batch = batching.collect(self._next_frame, self._has_pending)
+            return batching.batch_frame(self.codec, batch) if batch else None
+        return self._next_frame()
+
     async def writer(self) -> None:
-        """Drain the queues: control first, then data (one frame per await).
+        """Drain what the write callbacks could not: the queues, control first, then
+        data, while the transport is paused; and the close.
 
         Ends when the peer is gone (the transport refuses frames) or after closing;
         a server message that cannot be encoded closes with 1011 instead of stopping
@@ -240,10 +293,18 @@ class Session:
 
     async def _write(self) -> None:
         while True:
+            if self._unsent is not None:
+                unsent, self._unsent = self._unsent, None
+                await self._send(unsent)
             idle = not self._control and not self._data and self._lobby is None
             if idle and self._closing is None:
                 self._wake.clear()
-                await self._wake.wait()
+                self._writer_idle = True
+                try:
+                    await self._wake.wait()
+                finally:
+                    self._writer_idle = False
+                continue
             if self._closing is not None:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.limits.close_flush_s):
@@ -251,12 +312,7 @@ class Session:
                             await self._send(self._control.popleft())
                 await self._close(self._closing.code, self._closing.reason)
                 return
-            if self._batching:  # [batching] everything queued now, as one frame
-                batch = batching.collect(self._next_frame, self._has_pending)
-                if batch:
-                    await self._send(batching.batch_frame(self.codec, batch))
-                continue
-            frame = self._next_frame()
+            frame = self._take_frame()
             if frame is not None:
                 await self._send(frame)
 

@@ -28,7 +28,13 @@ from tablehub.protocol import Codec, codec_for
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
-from tablehub.server.sessions.session import Closing, SeatHolders, Session, SessionState
+from tablehub.server.sessions.session import (
+    Closing,
+    SeatHolders,
+    Session,
+    SessionState,
+    WriteNow,
+)
 from tablehub.server.store import open_store
 from tablehub.server.transport import evacuation
 from tablehub.server.transport.evacuation import StoreWatch
@@ -41,6 +47,11 @@ the unsent data without waiting for the peer to read, and drops the connection i
 is still not gone ``close_timeout`` seconds later (the app's way out when the peer's
 buffers are full and an ordinary ``websocket.close`` would wait forever)."""
 
+WRITE_NOW_EXTENSION = "tablehub.write_now"
+"""ASGI scope extension: ``write_now(frame) -> bool`` writes one data frame at once if
+the transport takes it without waiting (open, not paused by a full buffer); False
+otherwise, and then the frame must go through ``websocket.send``.  Lets a session
+write from a plain callback instead of waking a writer task for every frame."""
 
 FRAMES_PER_TURN = 16
 """Frames of one connection handled back to back before the others get a turn."""
@@ -130,7 +141,8 @@ def create_app(
             per_address[address] += 1
         metrics.CONNECTIONS.inc()
         try:
-            await _serve(codec, send_frame, close, receive)
+            write_now = scope.get("extensions", {}).get(WRITE_NOW_EXTENSION)
+            await _serve(codec, send_frame, close, receive, write_now)
         finally:
             metrics.CONNECTIONS.dec()
             if address is not None:
@@ -138,8 +150,14 @@ def create_app(
                 if per_address[address] <= 0:
                     del per_address[address]
 
-    async def _serve(codec: Codec, send_frame: SendFrame, close: CloseFn, receive: Receive) -> None:
-        session = Session(hub, codec, send_frame, close, limits, holders)
+    async def _serve(
+        codec: Codec,
+        send_frame: SendFrame,
+        close: CloseFn,
+        receive: Receive,
+        write_now: WriteNow | None,
+    ) -> None:
+        session = Session(hub, codec, send_frame, close, limits, holders, write_now)
         sessions.add(session)
         writer = asyncio.create_task(session.writer(), name=f"writer-{session.id}")
         handled = 0
