@@ -35,12 +35,14 @@ module keeps records, logs and the listing, and creates the bus beside itself.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import secrets
 import time
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from tablehub.server import metrics
 from tablehub.server.store.base import Store, StoreError, VersionConflict
@@ -122,7 +124,7 @@ class RedisStore(Store):
         self._packed_process_id = pack(process_id)
         self.redis: Any = self._connect(address)
         self.bus: RedisBus = self._make_bus(address, process_id)
-        self._commit_script = self.redis.register_script(_COMMIT)
+        self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
         self._flush_scheduled = False
 
@@ -251,22 +253,38 @@ class RedisStore(Store):
         self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
     ) -> None:
         """Group commit: every commit of this loop iteration in one pipeline (with
-        ``replica`` durability ended by ``WAIT``, on the same connection)."""
+        ``replica`` durability ended by ``WAIT``, on the same connection).
+
+        The script goes by its SHA (``EVALSHA``): one round trip.  (redis-py's
+        registered scripts ask ``SCRIPT EXISTS`` before every pipeline: a second round
+        trip per group commit.)  A Redis without the script in its cache (restarted,
+        or a promoted replica) answers ``NOSCRIPT`` without running anything; the
+        script is then loaded and the group sent again -- the index updates beside the
+        commits are idempotent."""
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for keys, args, _, _ in batch:
-                    await self._commit_script(keys=keys, args=args, client=pipe)
-                for _, _, ops, _ in batch:
-                    for op, *op_args in ops:
-                        getattr(pipe, op)(*op_args)
-                if self.durability == "replica":
-                    pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
-                results = await pipe.execute(raise_on_error=False)
+            results = await self._send_commits(batch)
+            if any(isinstance(r, NoScriptError) for r in results[: len(batch)]):
+                await self.redis.script_load(_COMMIT)
+                results = await self._send_commits(batch)
         except Exception as err:
             settle_commits([future for *_, future in batch], err)
             return
         replicated = self.durability != "replica" or _replicated(results[-1])
         settle_commits([future for *_, future in batch], results[: len(batch)], replicated)
+
+    async def _send_commits(
+        self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
+    ) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args, _, _ in batch:
+                pipe.evalsha(self._commit_sha, len(keys), *keys, *args)
+            for _, _, ops, _ in batch:
+                for op, *op_args in ops:
+                    getattr(pipe, op)(*op_args)
+            if self.durability == "replica":
+                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+        return results
 
     @translated
     async def log(self, table: str) -> list[LogEntry]:

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
+import redis.asyncio as aioredis
 
 from tablehub.server.games import get_game
 from tablehub.server.store import Store, StoreError, VersionConflict, open_store
@@ -209,3 +210,23 @@ async def test_recent_versions_can_be_rebuilt_for_catch_up_patches(store: Store)
         assert rebuilt is not None
         assert (rebuilt.version, rebuilt.state) == (old.version, old.state)
         assert rebuilt.seats == old.seats and rebuilt.status == old.status
+
+
+async def test_commits_go_on_after_redis_forgot_its_scripts(redis_url: str) -> None:
+    """A restarted Redis (or a promoted replica) has an empty script cache: the group
+    commit answers NOSCRIPT, loads the script and commits each move exactly once."""
+    store = open_store(redis_url)
+    await store.start()
+    admin = aioredis.Redis.from_url(redis_url)
+    try:
+        record = new_record(unique("noscript"))
+        await store.create(record)
+        one = await play(store, record, 1)
+        await admin.script_flush()
+        two = await play(store, one, 2)
+        loaded = await store.load(record.table)
+        assert loaded is not None and loaded.version == 3 and loaded.state == two.state
+        assert [e["v"] for e in await store.log(record.table)] == [1, 2, 3]
+    finally:
+        await admin.aclose()
+        await store.close()
