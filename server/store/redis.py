@@ -11,7 +11,7 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
     th:{T}:log    list of msgpack log entries; entry v sits at index v-1
     th:{T}:snap   msgpack {"version", "state"}: the latest full state
     th:{T}:snaps  the last KEPT_SNAPSHOTS of those (history for catch-up patches)
-    th:{T}:in     stream: commands forwarded to the owner by other processes
+    th:{T}:in     pub/sub channel: commands forwarded to the owner (its only subscriber)
     th:{T}:ch     pub/sub channel: every commit ({"meta", "entry"})
     th:{T}:pres   hash process -> msgpack presence of that process's sockets
     th:{T}:keys   hash seat -> msgpack act keys of that seat and their answers

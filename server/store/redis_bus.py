@@ -1,10 +1,17 @@
 """The coordination bus over Redis: ownership, forwarding, fan-out, presence, deadlines.
 
 Keys and channels (the whole layout is in ``redis.py``): ``th:{T}:lease`` and
-``th:{T}:epoch`` (ownership with a fencing epoch), ``th:{T}:in`` (a stream of commands
-forwarded to the owner), ``th:{T}:ch`` (every commit, published by the store's commit
-script), ``th:{T}:pres`` (presence per process), ``th:deadlines`` and the per-process
-``th:reply:<process>`` channels for forwarded replies.
+``th:{T}:epoch`` (ownership with a fencing epoch), ``th:{T}:in`` (the channel of
+commands forwarded to the owner, which alone subscribes to it), ``th:{T}:ch`` (every
+commit, published by the store's commit script), ``th:{T}:pres`` (presence per
+process), ``th:deadlines`` and the per-process ``th:reply:<process>`` channels for
+forwarded replies.
+
+Forwarding is pub/sub, not a stream: a command published while no owner listens is
+lost, and its sender retries it (same command id) after ``FORWARD_TIMEOUT_S`` or
+takes the table over -- what a stream would have given too, since a new owner only
+reads commands sent after it took the table.  (A stream read over every owned
+table's key, re-sent after each command, cost ~10% of a hub's CPU under load.)
 
 Ownership: ``acquire`` takes a free lease and increments the epoch; the owner renews
 its leases from a thread of its own (``leases.py``: a busy event loop cannot starve
@@ -25,7 +32,6 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-import redis.asyncio as aioredis
 
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.store.leases import LeaseKeeper
@@ -88,7 +94,7 @@ class RedisBus(Bus):
         )
         self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
         self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}
-        self._inbox_ids: dict[str, str] = {}
+        self._reply_channel = f"th:reply:{process_id}"
         self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._reply_ids = itertools.count(1)
         self._presence_listeners: dict[str, Callable[[], None]] = {}
@@ -100,11 +106,8 @@ class RedisBus(Bus):
     async def start(self) -> None:
         self._leases.start(asyncio.get_running_loop())
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.subscribe(f"th:reply:{self.process_id}")
-        self._tasks = [
-            asyncio.create_task(self._listen(), name="redis-pubsub"),
-            asyncio.create_task(self._read_inboxes(), name="redis-inbox"),
-        ]
+        await self._subscribe(self._reply_channel)
+        self._tasks = [asyncio.create_task(self._listen(), name="redis-pubsub")]
 
     async def close(self) -> None:
         for task in self._tasks:
@@ -152,14 +155,19 @@ class RedisBus(Bus):
     @translated
     async def release(self, table: str, epoch: int) -> None:
         self._leases.drop(table)
-        self._inbox_handlers.pop(table, None)
-        self._inbox_ids.pop(table, None)
         await self._release_script(keys=[key(table, "lease")], args=[f"{self.process_id}:{epoch}"])
+        await self._stop_inbox(table)
 
     def _lease_lost(self, table: str, epoch: int) -> None:
         """Called on the loop by the lease thread: the table's lease is gone."""
         self._inbox_handlers.pop(table, None)
+        asyncio.get_running_loop().create_task(self._stop_inbox(table))
         self.lost_lease(table)
+
+    async def _stop_inbox(self, table: str) -> None:
+        self._inbox_handlers.pop(table, None)
+        with contextlib.suppress(Exception):  # its server may be the one that failed
+            await self._unsubscribe(key(table, "in"))
 
     @property
     def shedding(self) -> str | None:
@@ -183,18 +191,30 @@ class RedisBus(Bus):
         """Queue a message on a table's channel (``SPUBLISH`` on a cluster)."""
         pipe.publish(channel, data)
 
+    async def _publish_now(self, channel: str, data: bytes) -> None:
+        await self.redis.publish(channel, data)
+
+    async def _subscribe(self, *channels: str) -> None:
+        """Subscribe this process's listener (``SSUBSCRIBE`` on a cluster)."""
+        assert self._pubsub is not None
+        await self._pubsub.subscribe(*channels)
+
+    async def _unsubscribe(self, *channels: str) -> None:
+        if self._pubsub is not None:
+            await self._pubsub.unsubscribe(*channels)
+
     # -- fan-out across processes ---------------------------------------------------------
 
+    @translated
     async def watch(self, table: str, on_commit: Callable[[RemoteCommit], None]) -> None:
         self._watchers[table] = on_commit
-        assert self._pubsub is not None
-        await self._pubsub.subscribe(key(table, "ch"))
+        await self._subscribe(key(table, "ch"))
 
+    @translated
     async def unwatch(self, table: str) -> None:
         self._watchers.pop(table, None)
         self._presence_listeners.pop(table, None)
-        if self._pubsub is not None:
-            await self._pubsub.unsubscribe(key(table, "ch"), key(table, "pres"))
+        await self._unsubscribe(key(table, "ch"), key(table, "pres"))
 
     @translated
     async def latest_versions(self, tables: list[str]) -> dict[str, int]:
@@ -227,13 +247,18 @@ class RedisBus(Bus):
             log.exception("bad pub/sub message on %s", channel)
 
     def _on_message(self, channel: str, data: bytes) -> None:
-        if channel.startswith("th:reply:"):
+        if channel == self._reply_channel:
             reply = unpack(data)
             future = self._replies.pop(reply["rid"], None)
             if future is not None and not future.done():
                 future.set_result(reply)
             return
         table = table_of(channel)
+        if channel.endswith(":in"):
+            handler = self._inbox_handlers.get(table)
+            if handler is not None:
+                asyncio.get_running_loop().create_task(self._serve(table, handler, unpack(data)))
+            return
         if channel.endswith(":pres"):
             listener = self._presence_listeners.get(table)
             if listener is not None:
@@ -254,12 +279,8 @@ class RedisBus(Bus):
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._replies[rid] = future
         try:
-            await self.redis.xadd(
-                key(table, "in"),
-                {"cmd": pack(command), "reply": self.process_id, "rid": rid},
-                maxlen=1000,
-                approximate=True,
-            )
+            message = {"cmd": command, "reply": self._reply_channel, "rid": rid}
+            await self._publish_now(key(table, "in"), pack(message))
             return await asyncio.wait_for(future, FORWARD_TIMEOUT_S)
         finally:
             self._replies.pop(rid, None)
@@ -267,43 +288,15 @@ class RedisBus(Bus):
     @translated
     async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
         """Handle commands forwarded to ``table`` (from now on) with ``handler``."""
-        last = await self.redis.xrevrange(key(table, "in"), count=1)
-        self._inbox_ids[table] = last[0][0].decode() if last else "0-0"
         self._inbox_handlers[table] = handler
+        await self._subscribe(key(table, "in"))
 
-    async def _read_inboxes(self) -> None:
-        reader: Any = aioredis.Redis.from_url(self.url, socket_timeout=2.0)
-        try:
-            while True:
-                streams = {key(t, "in"): self._inbox_ids[t] for t in self._inbox_handlers}
-                if not streams:
-                    await asyncio.sleep(0.05)
-                    continue
-                try:
-                    batches = await reader.xread(streams, block=100, count=100)
-                except Exception as err:
-                    log.warning("inbox read failed: %s", err)
-                    await asyncio.sleep(0.2)
-                    continue
-                for stream, items in batches:
-                    table = table_of(stream.decode())
-                    for item_id, fields in items:
-                        self._inbox_ids[table] = item_id.decode()
-                        handler = self._inbox_handlers.get(table)
-                        if handler is not None:
-                            asyncio.get_running_loop().create_task(
-                                self._serve_one(table, handler, fields)
-                            )
-        finally:
-            await reader.aclose()
-
-    async def _serve_one(
-        self, table: str, handler: Callable[[dict[str, Any]], Any], fields: dict[bytes, bytes]
+    async def _serve(
+        self, table: str, handler: Callable[[dict[str, Any]], Any], message: dict[str, Any]
     ) -> None:
         try:
-            reply = {"rid": int(fields[b"rid"])}
-            reply.update(await handler(unpack(fields[b"cmd"])))
-            await self.redis.publish(f"th:reply:{fields[b'reply'].decode()}", pack(reply))
+            reply = {"rid": message["rid"], **(await handler(message["cmd"]))}
+            await self._publish_now(message["reply"], pack(reply))
         except Exception:  # the sender retries (same command id) or times out
             log.exception("forwarded command for table %s failed", table)
 
@@ -332,7 +325,7 @@ class RedisBus(Bus):
             if ok is not None or p == self.process_id
         ]
 
+    @translated
     async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
         self._presence_listeners[table] = listener
-        assert self._pubsub is not None
-        await self._pubsub.subscribe(key(table, "pres"))
+        await self._subscribe(key(table, "pres"))

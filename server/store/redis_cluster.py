@@ -46,18 +46,14 @@ from tablehub.server.store.redis import (
 )
 from tablehub.server.store.redis_bus import (
     _ACQUIRE,
-    FORWARD_TIMEOUT_S,
     LEASE_MS,
     REPLICA_WAIT_MS,
     RedisBus,
 )
 from tablehub.server.store.redis_keys import (
     key,
-    pack,
     store_error,
-    table_of,
     translated,
-    unpack,
 )
 from tablehub.server.tables.journal import StoreUnavailable
 
@@ -242,12 +238,6 @@ class RedisClusterBus(RedisBus):
             socket_connect_timeout=LEASE_MS / 2000,
         )
 
-    async def start(self) -> None:
-        self._leases.start(asyncio.get_running_loop())
-        self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        await self._pubsub.ssubscribe(self._reply_channel)
-        self._tasks = [asyncio.create_task(self._listen(), name="redis-cluster-pubsub")]
-
     # -- ownership ----------------------------------------------------------------------
 
     @translated
@@ -271,42 +261,23 @@ class RedisClusterBus(RedisBus):
         self._leases.hold(table, epoch)
         return epoch
 
-    async def release(self, table: str, epoch: int) -> None:
-        await super().release(table, epoch)
-        await self._stop_inbox(table)
-
-    def _lease_lost(self, table: str, epoch: int) -> None:
-        super()._lease_lost(table, epoch)
-        asyncio.get_running_loop().create_task(self._stop_inbox(table))
-
-    async def _stop_inbox(self, table: str) -> None:
-        with contextlib.suppress(Exception):  # its node may be the one that failed
-            await self._pubsub.sunsubscribe(key(table, "in"))
-
     # -- fan-out ------------------------------------------------------------------------
-
-    @translated
-    async def watch(self, table: str, on_commit: Callable[[Any], None]) -> None:
-        self._watchers[table] = on_commit
-        await self._pubsub.ssubscribe(key(table, "ch"))
-
-    @translated
-    async def unwatch(self, table: str) -> None:
-        self._watchers.pop(table, None)
-        self._presence_listeners.pop(table, None)
-        if self._pubsub is not None:
-            await self._pubsub.sunsubscribe(key(table, "ch"), key(table, "pres"))
-
-    @translated
-    async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
-        self._presence_listeners[table] = listener
-        await self._pubsub.ssubscribe(key(table, "pres"))
 
     async def _get_many(self, names: list[str]) -> list[Any]:
         return list(await self.redis.mget_nonatomic(names))
 
     def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
         pipe.spublish(channel, data)
+
+    async def _publish_now(self, channel: str, data: bytes) -> None:
+        await self.redis.spublish(channel, data)
+
+    async def _subscribe(self, *channels: str) -> None:
+        await self._pubsub.ssubscribe(*channels)
+
+    async def _unsubscribe(self, *channels: str) -> None:
+        if self._pubsub is not None:
+            await self._pubsub.sunsubscribe(*channels)
 
     async def _listen(self) -> None:
         """One reader per node the sharded subscriptions live on (redis-py moves them to
@@ -339,43 +310,4 @@ class RedisClusterBus(RedisBus):
                 continue
             failing = False
             if message is not None and message["type"] == "smessage":
-                self._dispatch(message, self._on_sharded)
-
-    def _on_sharded(self, channel: str, data: bytes) -> None:
-        if channel == self._reply_channel:
-            self._on_message("th:reply:", data)
-        elif channel.endswith(":in"):
-            table = table_of(channel)
-            handler = self._inbox_handlers.get(table)
-            if handler is not None:
-                asyncio.get_running_loop().create_task(self._serve(table, handler, unpack(data)))
-        else:
-            self._on_message(channel, data)
-
-    # -- forwarding ---------------------------------------------------------------------
-
-    @translated
-    async def forward(self, table: str, command: dict[str, Any]) -> dict[str, Any]:
-        rid = next(self._reply_ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._replies[rid] = future
-        try:
-            message = {"cmd": command, "reply": self._reply_channel, "rid": rid}
-            await self.redis.spublish(key(table, "in"), pack(message))
-            return await asyncio.wait_for(future, FORWARD_TIMEOUT_S)
-        finally:
-            self._replies.pop(rid, None)
-
-    @translated
-    async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
-        self._inbox_handlers[table] = handler
-        await self._pubsub.ssubscribe(key(table, "in"))
-
-    async def _serve(
-        self, table: str, handler: Callable[[dict[str, Any]], Any], message: dict[str, Any]
-    ) -> None:
-        try:
-            reply = {"rid": message["rid"], **(await handler(message["cmd"]))}
-            await self.redis.spublish(message["reply"], pack(reply))
-        except Exception:  # the sender retries (same command id) or times out
-            log.exception("forwarded command for table %s failed", table)
+                self._dispatch(message, self._on_message)
