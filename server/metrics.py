@@ -27,7 +27,12 @@ GC_PAUSE = Histogram(
     "tablehub_gc_pause_seconds",
     "Cyclic garbage collector pauses by generation",
     ["generation"],
-    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5),
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5),
+)
+GC_PAUSE_MAX = Gauge(
+    "tablehub_gc_pause_max_seconds",
+    "The longest cyclic garbage collector pause since the process started, by generation",
+    ["generation"],
 )
 
 

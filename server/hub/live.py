@@ -21,6 +21,9 @@ class LiveTable:
     feed: TableFeed
     actor: TableActor | None = None
     task: asyncio.Task[None] | None = None
+    owner_answered_until: float = 0.0
+    """Loop time until which the table's owner elsewhere counts as alive: it answered
+    a forwarded command less than half a lease ago (no takeover attempt before)."""
 
     @property
     def record(self) -> TableRecord:

@@ -98,7 +98,11 @@ class Ownership:
     async def submit(self, table_id: str, command: Command) -> Any:
         """Run a command on the table's actor, here or (forwarded) at its owner."""
         live = await self.directory.table(table_id)
-        if live.actor is None and self.bus.multi_process:
+        if (
+            live.actor is None
+            and self.bus.multi_process
+            and asyncio.get_running_loop().time() >= live.owner_answered_until
+        ):
             await self.try_own(live)
         if live.actor is not None:
             return await live.actor.submit(command)
@@ -112,12 +116,13 @@ class Ownership:
         if isinstance(command, Act) and command.cid is None:
             command.cid = f"{self.bus.process_id}:{next(self._cids)}"
         plain = command_to_plain(command)
-        deadline = asyncio.get_running_loop().time() + FORWARD_BUDGET_S
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FORWARD_BUDGET_S
         while True:
             try:
                 reply = await self.bus.forward(live.feed.table, plain)
             except TimeoutError:
-                if asyncio.get_running_loop().time() > deadline:
+                if loop.time() > deadline:
                     raise TableError(
                         "overloaded", "the table's server did not answer; try again", 1000
                     ) from None
@@ -128,6 +133,7 @@ class Ownership:
             if "error" in reply:
                 error = reply["error"]
                 raise TableError(error["code"], error["message"], error.get("retry_ms"))
+            live.owner_answered_until = loop.time() + self.bus.lease_ms / 2000
             return reply["ok"]
 
     async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:

@@ -23,12 +23,20 @@ THRESHOLDS = (50_000, 20, 10)
 _started = 0.0
 
 
+_longest: dict[int, float] = {}
+
+
 def _observe(phase: str, info: dict[str, Any]) -> None:
     global _started
     if phase == "start":
         _started = time.perf_counter()
-    else:
-        metrics.GC_PAUSE.labels(str(info["generation"])).observe(time.perf_counter() - _started)
+        return
+    pause = time.perf_counter() - _started
+    generation = info["generation"]
+    metrics.GC_PAUSE.labels(str(generation)).observe(pause)
+    if pause > _longest.get(generation, 0.0):
+        _longest[generation] = pause
+        metrics.GC_PAUSE_MAX.labels(str(generation)).set(pause)
 
 
 def tune_gc() -> None:
