@@ -231,6 +231,9 @@ class Game:
     fast_bot_level: str = ""
     """Level id of the deadline fallback, which may play for every seat of a large table
     at once; default the weakest."""
+    restore: Callable[[State], State] | None = None
+    """A state read back from the store (msgpack: every array a list) in the form the
+    engine makes it, for a game whose states hold tuples; default: as it is."""
 
     def __post_init__(self) -> None:
         if not self.bots:
@@ -271,6 +274,10 @@ class Game:
         if isinstance(seats, bool) or not self.min_players <= seats <= limit:
             raise BadOptions(f"{self.name} takes {self.min_players}–{limit} players, not {seats}")
         return self.initial(valid, seats, seed)
+
+    def restored(self, state: State) -> State:
+        """``state`` as decoded from the store, in the engine's own form (``restore``)."""
+        return state if self.restore is None else self.restore(state)
 
     # -- play -----------------------------------------------------------------------
 

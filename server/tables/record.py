@@ -143,10 +143,12 @@ def replay(record: TableRecord, log: list[LogEntry]) -> State:
 
 
 def replay_from(record: TableRecord, state: State, log: list[LogEntry]) -> State:
-    """Apply the ``act`` entries of ``log`` to ``state`` (a snapshot of ``record``'s game)."""
+    """Apply the ``act`` entries of ``log`` to ``state`` (a snapshot of ``record``'s game,
+    as the store gave it back: put in the engine's own form first)."""
     game = get_game(record.game)
     if game is None:
         raise LookupError(f"unknown game {record.game}")
+    state = game.restored(state)
     for entry in log:
         if entry["k"] == "act":
             state, _ = game.apply(state, entry["seat"], entry["action"])

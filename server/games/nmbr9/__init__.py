@@ -16,6 +16,7 @@ from tablehub.server.games.nmbr9.engine import (
     MOVES,
     legal,
     max_players,
+    restore,
     setup,
     status,
     waiting,
@@ -73,6 +74,7 @@ GAME = Game(
         ),
     },
     help=HELP,
+    restore=restore,
     public_view=True,
     max_players_with_options=max_players,
 )

@@ -42,6 +42,7 @@ from tablehub.server.games.nmbr9.rules import (
     check_placement,
     legal_placements,
     make_tile,
+    restore_tiles,
     tile_score,
 )
 from tablehub.server.games.nmbr9.shapes import DIGITS, canonical_rotation
@@ -71,6 +72,14 @@ def setup(options: dict[str, Any], seats: int, seed: int) -> State:
         "placed_count": 0,
         "finished": False,
         "reason": None,
+    }
+
+
+def restore(state: State) -> State:
+    """A state decoded from the store, with its tiles as ``make_tile`` makes them."""
+    return {
+        **state,
+        "players": [{**p, "tiles": restore_tiles(p["tiles"])} for p in state["players"]],
     }
 
 

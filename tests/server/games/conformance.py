@@ -4,7 +4,8 @@
 each step, a seat that must act and either the bot's move or a random legal action.
 ``check_playout`` then asserts the contract on the recorded game:
 
-* every state, view and event is plain JSON data (and survives a msgpack round trip);
+* every state, view and event is plain JSON data, and a state survives the store's
+  msgpack round trip (arrays come back as lists: ``Game.restored`` gives the engine's form);
 * ``apply`` never mutated the state it was given;
 * replaying the log from ``setup`` reproduces every intermediate state exactly;
 * for every audience, applying ``diff(old_view, new_view)`` with the independent
@@ -45,8 +46,8 @@ class Playout:
 
 
 def assert_plain(value: Any, where: str = "$", safe_ints: bool = True) -> None:
-    """JSON-compatible: dict[str, ...] with ASCII keys, list, str, int (within ±2**53),
-    bool, None only."""
+    """JSON-compatible: dict[str, ...] with ASCII keys, list or tuple (an array), str,
+    int (within ±2**53), bool, None only."""
     if value is None or isinstance(value, (str, bool)):
         return
     if isinstance(value, int):
@@ -54,7 +55,7 @@ def assert_plain(value: Any, where: str = "$", safe_ints: bool = True) -> None:
             f"int {value} at {where} outside the JSON-safe range"
         )
         return
-    if isinstance(value, list):
+    if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             assert_plain(item, f"{where}[{i}]", safe_ints)
         return
@@ -108,7 +109,8 @@ def check_playout(p: Playout, leak_check: LeakCheck | None = None) -> None:
     # Plain data, msgpack round trip.
     for state in p.states:
         assert_plain(state, safe_ints=False)  # the rng state may use 63 bits
-        assert msgpack.unpackb(msgpack.packb(state), strict_map_key=True) == state
+        decoded = msgpack.unpackb(msgpack.packb(state), strict_map_key=True)
+        assert game.restored(decoded) == state
     for events in p.events:
         assert_plain(events)
     # Replay equals live.

@@ -4,8 +4,10 @@ edges, levels and scoring, golden counts of legal placements, refusals."""
 from __future__ import annotations
 
 import copy
+import gc
 from typing import Any
 
+import msgpack
 import pytest
 
 from tablehub.server.games.base import BadOptions, IllegalAction, final_result
@@ -235,8 +237,29 @@ def test_tile_cells_follow_rotation_and_offset() -> None:
         "y": 5,
         "rot": 1,
         "level": 0,
-        "cells": [[1, 5], [-2, 6], [-1, 6], [0, 6], [1, 6]],
+        "cells": ((1, 5), (-2, 6), (-1, 6), (0, 6), (1, 6)),
     }
+
+
+def test_a_layout_is_no_work_for_the_garbage_collector() -> None:
+    """Tiles hold only ints and tuples: once the collector has seen them (a pass per
+    level of nesting) it stops tracking them, so full collections do not walk every
+    player's layout."""
+    tiles = [make_tile(d, 3 * d, 0, 0, 0) for d in range(10)]
+    for _ in range(3):
+        gc.collect()
+    assert not any(gc.is_tracked(t["cells"]) or gc.is_tracked(t) for t in tiles)
+
+
+def test_tiles_read_back_from_the_store_get_their_engine_form() -> None:
+    game = GAME
+    state = game.setup({}, 2, 5)
+    for _ in range(6):
+        seat = game.status(state)["to_act"][0]
+        state, _ = game.apply(state, seat, game.legal_actions(state, seat)[0])
+    decoded = msgpack.unpackb(msgpack.packb(state))
+    assert decoded != state  # the store's arrays come back as lists
+    assert game.restored(decoded) == state
 
 
 # --- golden counts (perft-style) --------------------------------------------------------
