@@ -12,6 +12,14 @@ socket); their own writer tasks do the sending.
 
 A bounded ring of recent records lets a client that missed versions catch up with
 one patch from the version it has to the current one; older gaps get a snapshot.
+
+A table watched by many sockets (a 1,000-seat tournament) would otherwise send a
+patch to every socket for nearly every act, and a presence push to every socket for
+every arrival: a million frames a round.  So a feed flushes (patches, events and
+presence) at most once per ``subscribers / FRAMES_PER_SECOND`` seconds: the first
+commit after a quiet spell goes out in the same loop iteration, a burst on a big
+table is coalesced into one patch every ~0.1 s (1,000 sockets), and a table of a few
+players is never held back.
 """
 
 from __future__ import annotations
@@ -28,6 +36,12 @@ from tablehub.server.tables.record import LogEntry, TableRecord
 from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
 
 RECENT_VERSIONS = 64
+
+FRAMES_PER_SECOND = 10_000
+"""Patch frames one table's feed may send per second, over all its sockets."""
+COALESCE_FROM_S = 0.002
+"""Tables whose budget allows a flush at least this often (under 20 sockets) are
+never held back."""
 
 Audience = int | None
 
@@ -94,6 +108,8 @@ class TableFeed:
         self._remote: list[dict[str, Any]] = []
         self._on_presence = on_presence
         self._flush_scheduled = False
+        self._flushed_at = 0.0  # loop time of the last flush
+        self._commits_pending = False  # commits not yet fanned out
         self._pending_events: list[Event] = []
         self._presence_due = False
         self._status: tuple[int, Status] | None = None
@@ -131,8 +147,7 @@ class TableFeed:
         return ops
 
     def snapshot(self, seat: Audience) -> Frames:
-        if self._flush_scheduled:
-            self.flush()  # others of this audience must get their patch before it moves on
+        self._flush_commits()  # others of this audience must get their patch before it moves on
         aud = self._current(self._key(seat))
         return Frames(
             {
@@ -153,15 +168,14 @@ class TableFeed:
     def subscribe(self, sub: Subscriber, seat: Audience, send_snapshot: bool = True) -> None:
         """Add (or move) a subscriber and send it a snapshot; presence goes to all."""
         self.unsubscribe(sub, announce=False)
-        if self._flush_scheduled:
-            self.flush()  # the others get what is pending before the newcomer joins them
+        self._flush_commits()  # the others get what is pending before the newcomer joins them
         self._audiences.setdefault(self._key(seat), _AudienceState()).subscribers[sub.id] = sub
         self._seat_of[sub.id] = seat
         if seat is not None:
             self._connected[seat] = self._connected.get(seat, 0) + 1
         if send_snapshot:
             sub.deliver(self.table, self.record.version, self.snapshot(seat), "snapshot")
-        self._announce_presence()
+        self._presence_changed()
 
     def unsubscribe(self, sub: Subscriber, announce: bool = True) -> None:
         if sub.id not in self._seat_of:
@@ -178,7 +192,7 @@ class TableFeed:
             if not self._connected[seat]:
                 del self._connected[seat]
         if announce:
-            self._announce_presence()
+            self._presence_changed()
 
     def close(self, frames: Frames) -> None:
         """The table is gone: hand every subscriber ``frames`` (its ``table_closed``
@@ -200,7 +214,7 @@ class TableFeed:
     def set_remote_presence(self, others: list[dict[str, Any]]) -> None:
         """The presence published by the other hub processes serving this table."""
         self._remote = others
-        self._announce_presence(local_change=False)
+        self._presence_changed(local_change=False)
 
     def presence(self) -> dict[str, Any]:
         """Who is connected, over every process: the ``presence`` push."""
@@ -216,13 +230,27 @@ class TableFeed:
             "spectators": local["spectators"] + sum(p["spectators"] for p in self._remote),
         }
 
-    def _announce_presence(self, local_change: bool = True) -> None:
+    def _presence_changed(self, local_change: bool = True) -> None:
+        """Tell the other processes now (``on_presence``, when this process's sockets
+        changed) and every subscriber at the next flush: on a table of 1,000 seats a
+        presence push per arrival would be a million frames while they sit down."""
         if local_change and self._on_presence is not None:
             self._on_presence(self)
-        frames = Frames(self.presence())
-        for aud in self._audiences.values():
-            for sub in aud.subscribers.values():
-                sub.deliver(self.table, self.record.version, frames, "presence")
+        self._presence_due = True
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        """Flush in this loop iteration, or once the table's frame budget allows."""
+        if self._flush_scheduled:
+            return
+        self._flush_scheduled = True
+        loop = asyncio.get_running_loop()
+        interval = len(self._seat_of) / FRAMES_PER_SECOND
+        wait = self._flushed_at + interval - loop.time()
+        if interval >= COALESCE_FROM_S and wait > 0:
+            loop.call_later(wait, self.flush)
+        else:
+            loop.call_soon(self.flush)
 
     # -- commits ------------------------------------------------------------------------
 
@@ -242,11 +270,15 @@ class TableFeed:
             self._status = (record.version, status)
         self._recent.append(record)
         self._pending_events.extend(events)
+        self._commits_pending = True
         if entry.get("k") == "seat":
-            self._presence_due = True
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+            self._presence_changed()
+        self._schedule_flush()
+
+    def _flush_commits(self) -> None:
+        """Fan out pending commits now (before an audience's view moves on)."""
+        if self._commits_pending:
+            self.flush()
 
     def flush(self) -> None:
         """Send each audience one patch from the version it has to the current one, and
@@ -254,7 +286,10 @@ class TableFeed:
 
         A burst of commits (a 1,000-seat round; many queued commands) thus costs one
         view, one hash, one diff and one frame per socket instead of one per commit."""
-        self._flush_scheduled = False
+        if not self._flush_scheduled:
+            return  # done early (a snapshot or a subscriber needed it)
+        self._flush_scheduled = self._commits_pending = False
+        self._flushed_at = asyncio.get_running_loop().time()
         for key, aud in self._audiences.items():
             if not aud.subscribers or aud.version in (-1, self.record.version):
                 continue  # -1: a new audience, whose first subscriber gets a snapshot
@@ -278,7 +313,10 @@ class TableFeed:
                     sub.deliver(self.table, self.record.version, event_frames, "event")
         if self._presence_due:
             self._presence_due = False
-            self._announce_presence()
+            frames = Frames(self.presence())
+            for aud in self._audiences.values():
+                for sub in aud.subscribers.values():
+                    sub.deliver(self.table, self.record.version, frames, "presence")
 
     def apply_remote(self, meta: dict[str, Any], entry: LogEntry) -> None:
         """A commit made by another process: derive the state with the engine (pure and
@@ -303,8 +341,7 @@ class TableFeed:
     def catch_up(self, seat: Audience, version: int, old: TableRecord | None = None) -> Frames:
         """One patch from ``version`` (the record ``old``, or one in the recent ring) to
         now; a snapshot when that version is not known."""
-        if self._flush_scheduled:
-            self.flush()
+        self._flush_commits()
         if version == self.record.version:
             return self.snapshot(seat) if version < 0 else self._empty_patch(seat)
         old = old or self.recent(version)

@@ -16,6 +16,7 @@ from tablehub.clients.cli.connection import Connection
 from tablehub.server.games import get_game
 from tablehub.server.tables.record import replay
 from tests.conftest import RunningHub
+from tests.server.helpers import as_received
 
 GAMES: list[tuple[str, int, dict[str, Any]]] = [
     ("brix", 2, {"bricks": 12, "move_limit": 30}),
@@ -63,8 +64,8 @@ async def test_full_game_with_two_players_and_a_spectator(
     assert game is not None
     state = hub.hub.live[table].record.state
     for seat, player in enumerate(players):
-        assert player.tables[table].view["board"] == game.view(state, seat)
-    assert watcher.tables[table].view["board"] == game.view(state, None)
+        assert player.tables[table].view["board"] == as_received(game.view(state, seat))
+    assert watcher.tables[table].view["board"] == as_received(game.view(state, None))
     record = hub.hub.live[table].record
     assert replay(record, await hub.hub.store.log(table)) == state, "the log rebuilds the table"
     for conn in [*players, watcher]:

@@ -7,7 +7,7 @@ import asyncio
 from tablehub.clients.cli.connection import ServerError
 from tablehub.protocol.viewhash import view_hash
 from tests.conftest import RunningHub
-from tests.server.helpers import expected_scores, play_round, wait_status
+from tests.server.helpers import as_received, expected_scores, play_round, wait_status
 
 
 async def test_three_players_and_a_spectator_play_a_full_game(hub: RunningHub) -> None:
@@ -157,8 +157,8 @@ async def test_a_large_tournament_table_coalesces_bursts_into_consistent_patches
         assert mirror.view == final.view
     assert sum(spans) == last - 0 and max(spans) > 1, "bursts arrive as multi-version patches"
     assert final.view["result"]["scores"] == expected_scores(final.view["board"])
-    assert final.view["board"] == hub.hub.live[table].feed.game.view(
-        hub.hub.live[table].record.state, None
+    assert final.view["board"] == as_received(
+        hub.hub.live[table].feed.game.view(hub.hub.live[table].record.state, None)
     )
     for watcher in watchers:
         await watcher.close()

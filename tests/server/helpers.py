@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import msgpack
+
 from tablehub.clients.cli.connection import Connection
 
 
@@ -27,3 +29,8 @@ async def play_round(players: list[Connection], table: str) -> list[int]:
 async def wait_status(conn: Connection, table: str, status: str) -> dict[str, Any]:
     mirror = await conn.wait_for(table, lambda m: m.view["status"] == status)
     return mirror.view
+
+
+def as_received(value: Any) -> Any:
+    """``value`` as a client decodes it off the wire (every array a list)."""
+    return msgpack.unpackb(msgpack.packb(value))

@@ -29,7 +29,7 @@ from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import Act, Join
 from tests.conftest import start_hub, stop_hub
-from tests.server.helpers import play_round, wait_status
+from tests.server.helpers import as_received, play_round, wait_status
 
 
 class StalledPeer:
@@ -134,7 +134,7 @@ async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue()
                 view = jsonpatch.apply_patch(view, msg["ops"])
                 version = msg["to"]
                 assert view_hash(view) == msg["hash"]
-        assert view == live.feed.snapshot(None).msg["view"]
+        assert view == as_received(live.feed.snapshot(None).msg["view"])
     finally:
         writer.cancel()
         await hub.stop()
