@@ -27,6 +27,7 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 
+from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.store.leases import LeaseKeeper
 from tablehub.server.store.redis_keys import (
@@ -205,7 +206,7 @@ class RedisBus(Bus):
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
-        while True:
+        while not stopping():
             try:
                 if not self._pubsub.subscribed:
                     await asyncio.sleep(0.05)
@@ -274,7 +275,7 @@ class RedisBus(Bus):
     async def _read_inboxes(self) -> None:
         reader: Any = aioredis.Redis.from_url(self.url, socket_timeout=2.0)
         try:
-            while True:
+            while not stopping():
                 streams = {key(t, "in"): self._inbox_ids[t] for t in self._inbox_handlers}
                 if not streams:
                     await asyncio.sleep(0.05)
