@@ -22,8 +22,9 @@ from tablehub.clients.cli.connection import new_key
 from tablehub.server.ops.loopwatch import LoopWatch
 from tests.conftest import RunningHub, start_hub, stop_hub
 
+SEED = 7
 FIRST_MOVE = {"type": "place", "x": 0, "y": 0, "rot": 0}
-"""A legal first 9-tower move (any seed: the first tile may go anywhere)."""
+"""A legal first 9-tower move with seed 7 (protocol README "A minimal session")."""
 
 
 def busy(seconds: float) -> None:
@@ -87,7 +88,7 @@ async def seated(running: RunningHub, seats: int = 1) -> AsyncIterator[tuple[Raw
     async with websockets.connect(running.url, subprotocols=["tablehub.v1.json"]) as ws:  # type: ignore[list-item]
         raw = Raw(ws)
         assert (await raw.ask("hello", v=1, name="ann"))["t"] == "ok"
-        made = await raw.ask("create_table", game="nmbr9", seats=seats)
+        made = await raw.ask("create_table", game="nmbr9", seats=seats, options={"seed": SEED})
         table = made["table"]
         assert (await raw.ask("join", table=table, key=new_key()))["t"] == "ok"
         yield raw, table
@@ -149,7 +150,7 @@ async def test_the_client_backs_off_and_its_move_is_played_once(hub: RunningHub)
     """The reference client (CLI) is told in words, waits ``retry_ms`` and sends the
     same act again; the hub plays it once it is on time."""
     ann = await hub.connect("ann")
-    table = await ann.create_table("nmbr9", 1)
+    table = await ann.create_table("nmbr9", 1, seed=SEED)
     await ann.join(table)
     told: list[str] = []
     async with late_loop(hub.hub.watch) as done:
