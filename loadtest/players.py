@@ -177,7 +177,8 @@ class SeatPlayer:
                 choice = {"type": "resign"}
             self._send(choice, current)
 
-        if self.client.request("legal", got_legal, table=table) is None:
+        # Refused while the hub runs late (retry_ms): sent again after the backoff, like acts.
+        if not self.client.retrying("legal", got_legal, table=table):
             self.in_flight = False
 
     def _send(self, action: dict[str, Any], view: dict[str, Any]) -> None:

@@ -38,14 +38,17 @@ GC_PAUSE_MAX = Gauge(
 
 LOOP_LAG = Histogram(
     "tablehub_loop_lag_seconds",
-    "How late the event loop ran a callback posted by the lease thread",
+    "How late the event loop ran a callback posted by the loop watch thread",
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or expired")
 STORE_UP = Gauge(
     "tablehub_store_up", "1 when the store (Redis) answered the last health probe, else 0"
 )
-SHED = Counter("tablehub_shed_total", "Requests refused as overloaded while shedding load")
+SHED = Counter(
+    "tablehub_shed_total",
+    "Requests (acts, legal, new tables) refused as overloaded while the event loop runs late",
+)
 
 _CHILDREN: dict[tuple[int, str], Counter] = {}
 

@@ -51,6 +51,7 @@ WAIT_REASONS = {
 }
 DOING = {
     "act": "sending your move",
+    "legal": "asking for your choices",
     "join": "taking the seat",
     "create_table": "creating the table",
 }

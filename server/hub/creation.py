@@ -13,7 +13,6 @@ from tablehub.server.games import get_game
 from tablehub.server.games.base import BadOptions
 from tablehub.server.hub.janitor import UNUSED_RETRY_MS, Janitor
 from tablehub.server.store.base import Store
-from tablehub.server.store.bus import Bus
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import key_digest
 from tablehub.server.tables.record import Seat, TableRecord
@@ -25,10 +24,11 @@ SHED_RETRY_MS = 2000
 @dataclass(eq=False)
 class Creation:
     store: Store
-    bus: Bus
     janitor: Janitor
     clock_ms: Callable[[], int]
     lobby_changed: Callable[[], None]
+    refusing: Callable[[], str | None]
+    """Why new tables are refused now (this process runs late), or None."""
 
     async def create_table(
         self,
@@ -45,7 +45,7 @@ class Creation:
             made = await self.store.keyed_table(game_id, digest)
             if made is not None:
                 return made
-        shedding = self.bus.shedding
+        shedding = self.refusing()
         if shedding is not None:  # running late: take no new tables before leases suffer
             metrics.SHED.inc()
             raise TableError(

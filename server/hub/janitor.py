@@ -12,6 +12,7 @@ from tablehub.protocol import Frames
 from tablehub.protocol.codec import index
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.lobby import Lobby
+from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.record import TableStatus
@@ -51,7 +52,7 @@ class Janitor:
     """Tables created here that nobody had sat at when last checked (see MAX_UNUSED_TABLES)."""
 
     async def run(self) -> None:
-        while True:
+        while not stopping():
             await asyncio.sleep(JANITOR_S)
             try:
                 await self.tidy(self.clock_ms())

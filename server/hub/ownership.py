@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games.base import Event, Status
+from tablehub.server.hub.admission import admit
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.tasks import TaskRunner
+from tablehub.server.ops.loopwatch import LoopWatch
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.actor import (
@@ -39,6 +41,7 @@ class Ownership:
     tasks: TaskRunner
     clock_ms: Callable[[], int]
     lobby_changed: Callable[[], None]
+    watch: LoopWatch
     _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
 
     def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
@@ -143,7 +146,9 @@ class Ownership:
                 "error": {"code": "overloaded", "message": "table moved; retry", "retry_ms": 200}
             }
         try:
-            result = await actor.submit(command_from_plain(data))
+            command = command_from_plain(data)
+            admit(self.watch, command)  # the owner runs late too: refused, not queued
+            result = await actor.submit(command)
         except TableError as err:
             return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}
         return {"ok": result}

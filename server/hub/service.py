@@ -10,6 +10,7 @@ from typing import Any
 
 from tablehub.protocol import Frames
 from tablehub.server.games import all_games
+from tablehub.server.hub.admission import admit
 from tablehub.server.hub.creation import Creation
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.janitor import Janitor
@@ -19,6 +20,7 @@ from tablehub.server.hub.mirror import Mirror
 from tablehub.server.hub.ownership import Ownership
 from tablehub.server.hub.sweeper import Sweeper
 from tablehub.server.hub.tasks import TaskRunner
+from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
 from tablehub.server.store.base import Store
 from tablehub.server.tables.actor import Command
 from tablehub.server.tables.feed import Audience
@@ -34,6 +36,8 @@ class Hub:
         self.bus = store.bus
         self.clock_ms = clock_ms
         self.tasks = TaskRunner()
+        # With leases, new tables are refused a quarter lease late, before leases suffer.
+        self.watch = LoopWatch(self.bus.lease_ms / 4000 if self.bus.lease_ms else TABLES_LATE_S)
         # Mirror and ownership are built on the directory; it reaches them through these
         # hooks, which run only once tables load (after construction).
         self.directory = Directory(
@@ -48,10 +52,12 @@ class Hub:
             store, self.bus, self.directory.get, self.tasks.spawn, self.lobby.changed
         )
         self.ownership = Ownership(
-            store, self.bus, self.directory, self.tasks, clock_ms, self.lobby.changed
+            store, self.bus, self.directory, self.tasks, clock_ms, self.lobby.changed, self.watch
         )
         self.janitor = Janitor(store, self.bus, self.directory, self.lobby, clock_ms)
-        self.creation = Creation(store, self.bus, self.janitor, clock_ms, self.lobby.changed)
+        self.creation = Creation(
+            store, self.janitor, clock_ms, self.lobby.changed, self.refusing_tables
+        )
         self.sweeper = Sweeper(self.bus, self.directory, self.ownership, self.mirror, clock_ms)
         self._loops: list[asyncio.Task[None]] = []
         self.bus.lost_lease = self.ownership.lost_lease
@@ -61,9 +67,28 @@ class Hub:
         """The tables served by this process, by id."""
         return self.directory.live
 
+    def refusing_tables(self) -> str | None:
+        """Why new tables are refused now (running late, lease renewal failing), or None."""
+        return self.bus.shedding or self.watch.late
+
+    @property
+    def shedding(self) -> str | None:
+        """What this process refuses now and why, in words (``/healthz``), or None."""
+        parts = []
+        if self.watch.refuse_work() is not None:
+            parts.append(
+                f"the event loop is running {self.watch.lag_s * 1000:.0f} ms late on average: "
+                "moves are refused until it catches up"
+            )
+        tables = self.refusing_tables()
+        if tables is not None:
+            parts.append(f"{tables}: new tables are refused for now")
+        return "; ".join(parts) or None
+
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self.watch.start(asyncio.get_running_loop())
         await self.store.start()
         await self.tasks.start()
         if self.bus.multi_process:
@@ -78,6 +103,7 @@ class Hub:
         await self.tasks.stop()
         self.directory.live.clear()
         await self.store.close()
+        self.watch.stop()
 
     # -- what sessions use (sessions.hub_api.HubApi) -----------------------------------------
 
@@ -114,6 +140,7 @@ class Hub:
         return self.directory.get(table_id)
 
     async def submit(self, table_id: str, command: Command) -> Any:
+        admit(self.watch, command)  # acts and legal are refused while the loop runs late
         return await self.ownership.submit(table_id, command)
 
     async def unused(self, table_id: str) -> bool:

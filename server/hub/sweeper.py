@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.mirror import Mirror
 from tablehub.server.hub.ownership import Ownership
+from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.bus import Bus
 
 log = logging.getLogger("tablehub.hub")
@@ -30,7 +31,7 @@ class Sweeper:
 
     async def run(self) -> None:
         ticks = 0
-        while True:
+        while not stopping():
             await asyncio.sleep(SWEEP_S)
             ticks += 1
             try:

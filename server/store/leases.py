@@ -9,10 +9,10 @@ connection: it needs the GIL for a moment every ``interval`` seconds, never a tu
 the event loop.  A renewal that finds the lease gone is reported to the loop
 (``call_soon_threadsafe``).
 
-The same thread measures how late the event loop runs a callback it posts (the loop's
-*lag*).  Past ``shed_after_s`` the process is *shedding*: the hub refuses new tables
-with a retryable ``overloaded`` (and says so in ``/healthz``) before the lag grows
-into lost leases.
+How late the loop runs is watched by ``server/ops/loopwatch.py`` (every store has an
+event loop; only Redis has leases): past a quarter lease the hub refuses new tables
+before the lag grows into lost leases.  Renewal failing (Redis away) is reported
+here, as :attr:`LeaseKeeper.shedding`.
 """
 
 from __future__ import annotations
@@ -36,11 +36,6 @@ end
 return 0
 """
 
-LAG_WINDOW_S = 5.0
-"""Shedding lasts until the loop has been on time for this long."""
-PROBE_S = 0.05
-"""How often the thread looks at the loop's lag (it renews every quarter lease)."""
-
 
 class LeaseKeeper:
     def __init__(
@@ -57,7 +52,6 @@ class LeaseKeeper:
         self.process_id = process_id
         self.lease_ms = lease_ms
         self.interval = lease_ms / 4000
-        self.shed_after_s = lease_ms / 4000
         self._key_of = key_of
         self._on_lost = on_lost
         self._client = client or redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
@@ -66,16 +60,12 @@ class LeaseKeeper:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._probe_sent = 0.0
-        self._probe_ran = 0.0
-        self._late_until = 0.0
         self.renew_failing = False
 
     # -- the loop's side ------------------------------------------------------------------
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._probe_sent = self._probe_ran = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="tablehub-leases", daemon=True)
         self._thread.start()
 
@@ -99,48 +89,18 @@ class LeaseKeeper:
 
     @property
     def shedding(self) -> str | None:
-        """Why this process should take no new work now, or None."""
-        if self.renew_failing:
-            return "lease renewal is failing"
-        if time.monotonic() < self._late_until:
-            return "the event loop is running late"
-        return None
+        """Why this process should take no new tables now, or None."""
+        return "lease renewal is failing" if self.renew_failing else None
 
     # -- the thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
         next_renewal = time.monotonic() + self.interval
-        while not self._stop.wait(PROBE_S):
-            self._check_lag()
-            if time.monotonic() >= next_renewal:
-                next_renewal += self.interval
-                leases = self.held()
-                if leases:
-                    self._renew_all(leases)
-
-    def _check_lag(self) -> None:
-        """Post a probe to the loop when the last one ran (observing how late it ran);
-        while one is pending, the time since it was posted is the lag so far."""
-        now = time.monotonic()
-        if self._probe_ran >= self._probe_sent:
-            lag = self._probe_ran - self._probe_sent
-            metrics.LOOP_LAG.observe(lag)
-            self._probe_sent = now
-            assert self._loop is not None
-            try:
-                self._loop.call_soon_threadsafe(self._probe)
-            except RuntimeError:  # the loop is closed: the process is stopping
-                self._stop.set()
-                return
-        else:
-            lag = now - self._probe_sent  # still not run: at least this late
-        if lag > self.shed_after_s:
-            if now >= self._late_until:
-                log.warning("event loop %.0f ms late: shedding new tables", lag * 1000)
-            self._late_until = now + LAG_WINDOW_S
-
-    def _probe(self) -> None:
-        self._probe_ran = time.monotonic()
+        while not self._stop.wait(max(0.0, next_renewal - time.monotonic())):
+            next_renewal += self.interval
+            leases = self.held()
+            if leases:
+                self._renew_all(leases)
 
     def _renew_all(self, leases: dict[str, int]) -> None:
         try:
@@ -164,4 +124,8 @@ class LeaseKeeper:
                 log.warning("lost the lease of table %s", table)
                 metrics.LEASES_LOST.inc()
                 assert self._loop is not None
-                self._loop.call_soon_threadsafe(self._on_lost, table, epoch)
+                try:
+                    self._loop.call_soon_threadsafe(self._on_lost, table, epoch)
+                except RuntimeError:  # the loop is closed: the process is stopping
+                    self._stop.set()
+                    return

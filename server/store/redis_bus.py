@@ -33,6 +33,7 @@ from typing import Any
 
 import redis
 
+from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.store.leases import LeaseKeeper
 from tablehub.server.store.redis_keys import (
@@ -225,7 +226,7 @@ class RedisBus(Bus):
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
-        while True:
+        while not stopping():
             try:
                 if not self._pubsub.subscribed:
                     await asyncio.sleep(0.05)

@@ -38,6 +38,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.maint_notifications import MaintNotificationsConfig
 
+from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.redis import (
     _COMMIT,
     SOCKET_TIMEOUT_S,
@@ -284,7 +285,7 @@ class RedisClusterBus(RedisBus):
         the new master after a failover; a reader is started for each new node)."""
         readers: dict[int, asyncio.Task[None]] = {}
         try:
-            while True:
+            while not stopping():
                 current = {id(p): p for p in list(self._pubsub.node_pubsub_mapping.values())}
                 for ident, node_pubsub in current.items():
                     if ident not in readers or readers[ident].done():
@@ -298,7 +299,7 @@ class RedisClusterBus(RedisBus):
 
     async def _read_node(self, node_pubsub: Any) -> None:
         failing = False
-        while True:
+        while not stopping():
             try:
                 message = await node_pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except Exception as err:

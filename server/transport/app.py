@@ -196,7 +196,7 @@ def create_app(
                 await writer
 
     async def healthz(request: Request) -> Response:
-        shedding = hub.bus.shedding
+        shedding = hub.shedding
         store_ok = await store_up()
         return JSONResponse(
             {
@@ -207,6 +207,8 @@ def create_app(
                 "cut_off": watch.cut_off,
                 "shedding": shedding is not None,
                 "why": shedding or "",
+                "refusing_moves": hub.watch.refuse_work() is not None,
+                "loop_lag_ms": round(hub.watch.lag_s * 1000),
             }
         )
 

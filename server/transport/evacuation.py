@@ -27,6 +27,8 @@ import time
 import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 
+from tablehub.server.ops.cancelling import stopping
+
 log = logging.getLogger("tablehub.evacuation")
 
 CLOSE_CODE = 1012  # service restart: "reconnect", and a balancer picks a live hub
@@ -78,7 +80,7 @@ class StoreWatch:
 
     async def run(self, on_cut_off: Callable[[], None]) -> None:
         """Probe until cancelled; call ``on_cut_off`` each time the hub is cut off."""
-        while True:
+        while not stopping():
             up = await self._reachable()
             now = time.monotonic()
             elsewhere = False

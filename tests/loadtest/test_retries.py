@@ -20,11 +20,14 @@ from tablehub.protocol import SUBPROTOCOLS
 from tests.clients.cli.test_retries import ScriptedHub, busy_then_ok
 
 BUSY_ACTS = 2
+BUSY_LEGAL = 1
 
 
 def answer(msg: dict[str, Any], earlier: int) -> list[dict[str, Any]]:
     if msg["t"] == "act" and earlier >= BUSY_ACTS:
         return [{"t": "ok", "id": msg["id"], "version": 2}]
+    if msg["t"] == "legal" and earlier >= BUSY_LEGAL:  # a hub past its limit refuses legal
+        return [{"t": "ok", "id": msg["id"], "actions": [], "version": 1}]
     return busy_then_ok(msg, earlier)
 
 
@@ -46,6 +49,7 @@ async def test_retried_requests_keep_their_key_and_count_once() -> None:
         await client.connect()
         assert (await client.call("create_table", game="nmbr9", seats=2))["table"] == "t1"
         assert (await client.call("join", table="t1"))["token"] == "secret-token"
+        assert (await client.call("legal", table="t1"))["actions"] == []
         replies: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         assert client.act("t1", {"type": "place"}, None, lambda r, s, t: replies.set_result(r))
         assert client.pending_acts() == 1
@@ -54,8 +58,9 @@ async def test_retried_requests_keep_their_key_and_count_once() -> None:
         await client.close()
     counts, errors = ctx.stats.counts, ctx.stats.errors
     assert (counts["acts_sent"], counts["acts_ok"], counts["acts_error"]) == (1, 1, 0)
-    assert counts["retries"] == 2 + 1 + BUSY_ACTS
-    assert (counts["retries.overloaded"], counts["retries.unavailable"]) == (2 + BUSY_ACTS, 1)
+    assert counts["retries"] == 2 + 1 + BUSY_LEGAL + BUSY_ACTS
+    overloaded = 2 + BUSY_LEGAL + BUSY_ACTS
+    assert (counts["retries.overloaded"], counts["retries.unavailable"]) == (overloaded, 1)
     assert counts["batches_in"] == 1 and not errors, "retried refusals are not errors"
     assert hub.requests[0]["caps"] == ["batch"]
     for kind in ("create_table", "join", "act"):

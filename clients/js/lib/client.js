@@ -68,7 +68,12 @@ const WAIT_REASONS = {
   overloaded: 'the server is busy',
   unavailable: 'the server cannot reach its storage right now',
 };
-const DOING = { act: 'sending your move', join: 'taking the seat', create_table: 'creating the table' };
+const DOING = {
+  act: 'sending your move',
+  legal: 'asking for your choices',
+  join: 'taking the seat',
+  create_table: 'creating the table',
+};
 
 /** What a player is told while a request waits for its retry. */
 export function waitingWords(type, code, delayMs, attempt, tries) {
@@ -459,7 +464,7 @@ export class Client {
 
   /** The actions legal for your seat now: {actions, version}. */
   async legal(table) {
-    const reply = await this.request('legal', { table });
+    const reply = await this.requestWithRetry('legal', { table });
     return { actions: reply.actions, version: reply.version };
   }
 
@@ -469,7 +474,7 @@ export class Client {
    * {field, choices: [{value, complete, more}], complete, version}.
    */
   async legalStep(table, partial) {
-    const reply = await this.request('legal', { table, partial });
+    const reply = await this.requestWithRetry('legal', { table, partial });
     return { field: reply.field, choices: reply.choices, complete: reply.complete, version: reply.version };
   }
 

@@ -293,6 +293,7 @@ describe('batches and retries', () => {
         if (msg.t === 'hello') out = { t: 'ok', id: msg.id, resumed: [] };
         else if (msg.t === 'create_table') out = earlier < 2 ? busy('overloaded') : { t: 'ok', id: msg.id, table: 't1' };
         else if (msg.t === 'join') out = earlier < 1 ? busy('unavailable') : { t: 'ok', id: msg.id, seat: 0, token: 'tok-tok-tok' };
+        else if (msg.t === 'legal') out = earlier < 1 ? busy('overloaded') : { t: 'ok', id: msg.id, actions: [], version: 3 };
         else out = busy('overloaded');
         ws.send(JSON.stringify(out));
       });
@@ -305,6 +306,7 @@ describe('batches and retries', () => {
     try {
       assert.equal(await client.createTable('nmbr9', 2), 't1');
       assert.deepEqual(await client.join('t1'), { seat: 0, token: 'tok-tok-tok' });
+      assert.deepEqual(await client.legal('t1'), { actions: [], version: 3 });
       await assert.rejects(client.act('t1', { type: 'place', x: 0, y: 0, rot: 0 }), { code: 'overloaded' });
     } finally {
       await client.close();
@@ -320,6 +322,8 @@ describe('batches and retries', () => {
     assert.equal(seen.filter((m) => m.t === 'act').length, client.options.retry.tries);
     assert.match(said[0].message, /^the server is busy: creating the table again in \d+\.\d s \(try 2 of 8\)$/);
     assert.match(said[2].message, /^the server cannot reach its storage right now: taking the seat/);
+    assert.match(said[3].message, /^the server is busy: asking for your choices again in/);
+    assert.equal(seen.filter((m) => m.t === 'legal').length, 2);
     assert.ok(said.every((d) => !/undefined|null|_/.test(d.message)));
     assert.ok(said.every((d) => d.delayMs <= client.options.retry.maxMs));
   });

@@ -1,0 +1,167 @@
+"""A hub whose event loop runs late refuses acts and ``legal`` with a retryable
+``overloaded`` (never ``resign``, ``ping``, ``leave``); a refused act is not applied,
+and the same act (same key) is applied once after the loop catches up.
+
+The hub runs in the test's event loop, so the test makes that loop late as a saturated
+hub's is: every turn of it blocked for a while, until the hub's loop watch says so."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import websockets
+from prometheus_client import REGISTRY
+
+from tablehub.clients.cli.connection import new_key
+from tablehub.server.ops.loopwatch import LoopWatch
+from tests.conftest import RunningHub, start_hub, stop_hub
+
+SEED = 7
+FIRST_MOVE = {"type": "place", "x": 0, "y": 0, "rot": 0}
+"""A legal first 9-tower move with seed 7 (protocol README "A minimal session")."""
+
+
+def busy(seconds: float) -> None:
+    """Keep the event loop's thread busy (as a burst of work would), without awaiting."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+@contextlib.asynccontextmanager
+async def late_loop(watch: LoopWatch) -> AsyncIterator[asyncio.Event]:
+    """Block every turn of the loop for 0.3 s (a saturated hub's loop) until the hub
+    refuses work, and for as long as the context lasts (or until the event yielded is
+    set)."""
+    done, refusing = asyncio.Event(), asyncio.Event()
+
+    async def stall() -> None:
+        while not done.is_set():
+            busy(0.3)
+            if watch.refuse_work() is not None:
+                refusing.set()
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(stall())
+    try:
+        async with asyncio.timeout(30):
+            await refusing.wait()
+        yield done
+    finally:
+        done.set()
+        await task
+
+
+async def on_time(watch: LoopWatch) -> None:
+    """Wait (bounded) until the hub takes work again (the watch is a thread of its
+    own: its state is looked at, there is nothing to await)."""
+    async with asyncio.timeout(30):
+        while watch.refuse_work() is not None:  # noqa: ASYNC110
+            await asyncio.sleep(0.02)
+
+
+class Raw:
+    """One JSON connection, request by request (no retries: the test sees each answer)."""
+
+    def __init__(self, ws: websockets.ClientConnection) -> None:
+        self.ws = ws
+        self.ids = 0
+
+    async def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        self.ids += 1
+        await self.ws.send(json.dumps({"t": kind, "id": self.ids, **fields}))
+        while True:
+            msg: dict[str, Any] = json.loads(await self.ws.recv())
+            if msg["t"] in ("ok", "error") and msg.get("id") == self.ids:
+                return msg
+
+
+@contextlib.asynccontextmanager
+async def seated(running: RunningHub, seats: int = 1) -> AsyncIterator[tuple[Raw, str]]:
+    """A JSON connection seated at a new 9-tower table (seat 0; the others free)."""
+    async with websockets.connect(running.url, subprotocols=["tablehub.v1.json"]) as ws:  # type: ignore[list-item]
+        raw = Raw(ws)
+        assert (await raw.ask("hello", v=1, name="ann"))["t"] == "ok"
+        made = await raw.ask("create_table", game="nmbr9", seats=seats, options={"seed": SEED})
+        table = made["table"]
+        assert (await raw.ask("join", table=table, key=new_key()))["t"] == "ok"
+        yield raw, table
+
+
+def shed_total() -> float:
+    return REGISTRY.get_sample_value("tablehub_shed_total") or 0.0
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def running(request: pytest.FixtureRequest) -> AsyncIterator[RunningHub]:
+    url = "memory://" if request.param == "memory" else request.getfixturevalue("redis_url")
+    hub = await start_hub(url)
+    try:
+        yield hub
+    finally:
+        await stop_hub(hub)
+
+
+async def test_a_late_hub_refuses_an_act_and_applies_its_retry_once(running: RunningHub) -> None:
+    """On memory and on Redis (where the lease thread runs beside the watch)."""
+    watch = running.hub.watch
+    async with seated(running) as (raw, table):
+        key = new_key()
+        shed_before = shed_total()
+        async with late_loop(watch):
+            refused = await raw.ask("act", table=table, action=FIRST_MOVE, key=key)
+            assert refused["t"] == "error" and refused["code"] == "overloaded", refused
+            assert refused["retry_ms"] >= 250
+            assert "busy" in refused["message"] and "not played" in refused["message"]
+            legal = await raw.ask("legal", table=table)
+            assert legal["t"] == "error" and legal["code"] == "overloaded", legal
+            assert (await raw.ask("ping"))["t"] == "ok"  # never refused
+            health = await running.health()
+            assert health["refusing_moves"] is True and health["shedding"] is True
+            assert "moves are refused" in health["why"]
+            assert health["loop_lag_ms"] > 100
+        assert shed_total() - shed_before == 2
+        assert running.hub.live[table].record.version == 1, "the refused act was not applied"
+
+        await on_time(watch)
+        first = await raw.ask("act", table=table, action=FIRST_MOVE, key=key)
+        assert first["t"] == "ok" and first["version"] == 2, first
+        again = await raw.ask("act", table=table, action=FIRST_MOVE, key=key)
+        assert again == {**first, "id": again["id"]}
+        assert running.hub.live[table].record.version == 2, "applied once"
+        health = await running.health()
+        assert health["refusing_moves"] is False
+
+
+async def test_resign_and_leave_are_never_refused(hub: RunningHub) -> None:
+    async with seated(hub) as (raw, table), late_loop(hub.hub.watch):
+        resigned = await raw.ask("act", table=table, action={"type": "resign"}, key=new_key())
+        assert resigned["t"] == "ok" and resigned["version"] == 2, resigned
+        assert (await raw.ask("leave", table=table))["t"] == "ok"
+
+
+async def test_the_client_backs_off_and_its_move_is_played_once(hub: RunningHub) -> None:
+    """The reference client (CLI) is told in words, waits ``retry_ms`` and sends the
+    same act again; the hub plays it once it is on time."""
+    ann = await hub.connect("ann")
+    table = await ann.create_table("nmbr9", 1, seed=SEED)
+    await ann.join(table)
+    told: list[str] = []
+    async with late_loop(hub.hub.watch) as done:
+
+        def waiting(words: str) -> None:
+            told.append(words)
+            done.set()  # the hub catches up while the client waits
+
+        ann.on_wait = waiting
+        version = await ann.act(table, FIRST_MOVE)
+    assert version == 2
+    assert told and told[0].startswith("the server is busy: sending your move again in")
+    assert hub.hub.live[table].record.version == 2
+    await ann.close()
