@@ -101,6 +101,7 @@ class RedisBus(Bus):
         self._presence_listeners: dict[str, Callable[[], None]] = {}
         self._pubsub: Any = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -111,6 +112,7 @@ class RedisBus(Bus):
         self._tasks = [asyncio.create_task(self._listen(), name="redis-pubsub")]
 
     async def close(self) -> None:
+        self._closing = True  # no more subscription changes: the listener goes now
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -193,7 +195,8 @@ class RedisBus(Bus):
         pipe.publish(channel, data)
 
     async def _publish_now(self, channel: str, data: bytes) -> None:
-        await self.redis.publish(channel, data)
+        if not self._closing:  # (a closed pool would open a connection nobody closes)
+            await self.redis.publish(channel, data)
 
     async def _subscribe(self, *channels: str) -> None:
         """Subscribe this process's listener (``SSUBSCRIBE`` on a cluster)."""
@@ -201,7 +204,9 @@ class RedisBus(Bus):
         await self._pubsub.subscribe(*channels)
 
     async def _unsubscribe(self, *channels: str) -> None:
-        if self._pubsub is not None:
+        """(Once closing, nothing: a closed listener would reconnect to do it, and leak
+        that connection.)"""
+        if self._pubsub is not None and not self._closing:
             await self._pubsub.unsubscribe(*channels)
 
     # -- fan-out across processes ---------------------------------------------------------

@@ -271,13 +271,14 @@ class RedisClusterBus(RedisBus):
         pipe.spublish(channel, data)
 
     async def _publish_now(self, channel: str, data: bytes) -> None:
-        await self.redis.spublish(channel, data)
+        if not self._closing:
+            await self.redis.spublish(channel, data)
 
     async def _subscribe(self, *channels: str) -> None:
         await self._pubsub.ssubscribe(*channels)
 
     async def _unsubscribe(self, *channels: str) -> None:
-        if self._pubsub is not None:
+        if self._pubsub is not None and not self._closing:
             await self._pubsub.sunsubscribe(*channels)
 
     async def _listen(self) -> None:
