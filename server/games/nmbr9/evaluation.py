@@ -34,18 +34,12 @@ from tablehub.server.games.nmbr9.rules import (
     Placement,
     Tile,
     coded_maps,
-    fitting_offsets,
 )
 from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS
 from tablehub.server.games.nmbr9.weights import WEIGHTS
 
 W = CODE_WIDTH
 DIRS = (1, -1, W, -W)
-SHAPES: dict[int, tuple[tuple[int, ...], ...]] = {
-    d: tuple(tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]) for rot in DISTINCT_ROTATIONS[d])
-    for d in DIGITS
-}
-"""Each digit's distinct rotations as cell-code offsets."""
 ROT_SHAPE: dict[tuple[int, int], tuple[int, ...]] = {
     (d, rot): tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]) for d in DIGITS for rot in range(4)
 }
@@ -56,10 +50,69 @@ BORDER: dict[tuple[int, int], tuple[int, ...]] = {
 """The cells just outside each placed shape, once per shared edge."""
 
 
+_SHAPE_BITS: dict[int, dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]] = {}
+"""Per row stride: each digit's distinct rotations as (bit shifts, cell-code offsets)."""
+
+
+def _shape_bits(stride: int) -> dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
+    shapes = _SHAPE_BITS.get(stride)
+    if shapes is None:
+        shapes = {
+            d: tuple(
+                (
+                    tuple(dx * stride + dy for dx, dy in ROTATIONS[d][rot]),
+                    tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]),
+                )
+                for rot in DISTINCT_ROTATIONS[d]
+            )
+            for d in DIGITS
+        }
+        _SHAPE_BITS[stride] = shapes
+    return shapes
+
+
+class _Bitboard:
+    """A layout's floors as int bit masks: cell ``(x, y)`` is bit
+    ``(x - min x) * stride + (y - min y)``, ``stride`` leaving at least three empty
+    columns after each row so a shifted shape never wraps onto the next row.
+
+    ``floors[level]``: the cells of that height; ``near[level]``: the cells next to a
+    cell higher than ``level`` (where a tile on ``level`` touches a higher one)."""
+
+    __slots__ = ("floors", "min_x", "min_y", "near", "shapes", "stride")
+
+    def __init__(self, height: dict[int, int], top: int) -> None:
+        half = W // 2
+        cells = [((c + half) // W, c, h) for c, h in height.items()]
+        min_x = min(x for x, _, _ in cells)
+        ys = [c - x * W for x, c, _ in cells]
+        min_y = min(ys)
+        stride = max(ys) - min_y + 4
+        floors: dict[int, int] = {}
+        for (x, _, h), y in zip(cells, ys, strict=True):
+            floors[h] = floors.get(h, 0) | 1 << ((x - min_x) * stride + y - min_y)
+        near: dict[int, int] = {}
+        higher = 0
+        for level in range(top, 0, -1):
+            near[level] = (higher << 1) | (higher >> 1) | (higher << stride) | (higher >> stride)
+            higher |= floors.get(level, 0)
+        self.floors = floors
+        self.near = near
+        self.min_x = min_x
+        self.min_y = min_y
+        self.stride = stride
+        self.shapes = _shape_bits(stride)
+
+    def code(self, bit: int) -> int:
+        """The cell code of a bit index."""
+        x, y = divmod(bit, self.stride)
+        return (x + self.min_x) * W + y + self.min_y
+
+
 class Surface:
     """Height and owner maps of a layout; :meth:`with_tile` returns a new one."""
 
-    __slots__ = ("_floors", "height", "owner", "tiles", "top")
+    __slots__ = ("_bits", "_floors", "height", "owner", "tiles", "top")
 
     def __init__(self, height: dict[int, int], owner: dict[int, int], tiles: int) -> None:
         self.height = height
@@ -67,6 +120,7 @@ class Surface:
         self.tiles = tiles
         self.top = max(height.values(), default=0)
         self._floors: dict[int, set[int]] | None = None
+        self._bits: _Bitboard | None = None
 
     def floors(self) -> dict[int, set[int]]:
         """Cells by height (computed once)."""
@@ -92,30 +146,49 @@ class Surface:
             owner[origin + d] = self.tiles
         return Surface(height, owner, self.tiles + 1)
 
+    def _bitboard(self) -> _Bitboard:
+        """The floors as bit masks (computed once)."""
+        if self._bits is None:
+            self._bits = _Bitboard(self.height, self.top)
+        return self._bits
+
     def reach(self, digit: int) -> int:
         """The highest level a ``digit`` tile could be placed on now (0 if only the ground).
 
         The upper-level half of ``rules.legal_placements``, stopping at the first legal
-        placement from the top (the evaluation asks this for every digit to come)."""
-        height = self.height
+        placement from the top (the evaluation asks this for every digit to come), on
+        bit masks: the offsets where a shape lies flat on a floor are the AND of the
+        floor's mask shifted by each of the shape's squares."""
+        if not self.top:
+            return 0
+        board = self._bitboard()
         owner = self.owner
-        floors = self.floors()
+        shapes = board.shapes[digit]
         for level in range(self.top, 0, -1):
-            top_cells = floors.get(level, ())
-            if len(top_cells) < 5:
+            floor = board.floors.get(level, 0)
+            if floor.bit_count() < 5:
                 continue
-            for shape in SHAPES[digit]:
-                if len(shape) > len(top_cells):
-                    break
-                for o in fitting_offsets(shape, top_cells):
-                    cells = [o + d for d in shape]
-                    if len({owner[c] for c in cells}) < 2:
-                        continue
-                    if level < self.top and not any(
-                        height.get(c + n, 0) > level for c in cells for n in DIRS
-                    ):
-                        continue
-                    return level
+            near = board.near[level] if level < self.top else -1
+            for shifts, codes in shapes:
+                fits = -1
+                for s in shifts:
+                    fits &= floor >> s
+                    if not fits:
+                        break
+                if not fits:
+                    continue
+                if near != -1:
+                    touching = 0
+                    for s in shifts:
+                        touching |= near >> s
+                    fits &= touching
+                while fits:
+                    low = fits & -fits
+                    origin = board.code(low.bit_length() - 1)
+                    first = owner[origin + codes[0]]
+                    if any(owner[origin + c] != first for c in codes):
+                        return level
+                    fits ^= low
         return 0
 
     def shape_faults(self) -> tuple[int, int, int]:
