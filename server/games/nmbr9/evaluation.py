@@ -76,10 +76,11 @@ class _Bitboard:
     ``(x - min x) * stride + (y - min y)``, ``stride`` leaving at least three empty
     columns after each row so a shifted shape never wraps onto the next row.
 
-    ``floors[level]``: the cells of that height; ``near[level]``: the cells next to a
-    cell higher than ``level`` (where a tile on ``level`` touches a higher one)."""
+    ``floors[level]``: the cells of that height; ``at_least[level]``: the cells of that
+    height or more (``at_least[1]`` is the footprint); ``near[level]``: the cells next to
+    a cell higher than ``level`` (where a tile on ``level`` touches a higher one)."""
 
-    __slots__ = ("floors", "min_x", "min_y", "near", "shapes", "stride")
+    __slots__ = ("at_least", "floors", "min_x", "min_y", "near", "shapes", "stride")
 
     def __init__(self, height: dict[int, int], top: int) -> None:
         half = W // 2
@@ -92,10 +93,13 @@ class _Bitboard:
         for (x, _, h), y in zip(cells, ys, strict=True):
             floors[h] = floors.get(h, 0) | 1 << ((x - min_x) * stride + y - min_y)
         near: dict[int, int] = {}
+        at_least: dict[int, int] = {}
         higher = 0
         for level in range(top, 0, -1):
             near[level] = (higher << 1) | (higher >> 1) | (higher << stride) | (higher >> stride)
             higher |= floors.get(level, 0)
+            at_least[level] = higher
+        self.at_least = at_least
         self.floors = floors
         self.near = near
         self.min_x = min_x
@@ -192,24 +196,30 @@ class Surface:
         return 0
 
     def shape_faults(self) -> tuple[int, int, int]:
-        """(ground edge, steps, pits) -- see the module docstring."""
-        height = self.height
-        ground = steps = pits = 0
-        empty: set[int] = set()
-        for c, h in height.items():
-            higher = 0
-            for n in DIRS:
-                nh = height.get(n + c, 0)
-                if nh == 0:
-                    ground += 1
-                    empty.add(n + c)
-                elif nh < h:
-                    steps += h - nh
-                elif nh > h:
-                    higher += 1
-            if higher == 4:
-                pits += 1
-        pits += sum(1 for c in empty if all(c + n in height for n in DIRS))
+        """(ground edge, steps, pits) -- see the module docstring -- on bit masks: a
+        pair of neighbouring cells is a cell of ``mask & mask >> step``, ``step`` being
+        1 (along y) or the row stride (along x)."""
+        if not self.height:
+            return 0, 0, 0
+        board = self._bitboard()
+        stride = board.stride
+        at_least = board.at_least
+        footprint = at_least[1]
+        pairs = [footprint & footprint >> 1, footprint & footprint >> stride]
+        ground = 4 * footprint.bit_count() - 2 * (pairs[0].bit_count() + pairs[1].bit_count())
+        steps = 0
+        for k in range(2, self.top + 1):
+            mask = at_least[k]
+            steps += (pairs[0] & (mask ^ mask >> 1)).bit_count()
+            steps += (pairs[1] & (mask ^ mask >> stride)).bit_count()
+        pits = (
+            ~footprint & footprint << 1 & footprint >> 1 & footprint << stride & footprint >> stride
+        ).bit_count()
+        for level, cells in board.floors.items():
+            above = at_least.get(level + 1, 0)
+            if above:
+                walls = above << 1 & above >> 1 & above << stride & above >> stride
+                pits += (cells & walls).bit_count()
         return ground, steps, pits
 
 
