@@ -4,19 +4,23 @@ Run: ``.venv/bin/python -m tablehub.loadtest.train_bot [--games N] [--bootstrap]
 (needs numpy: ``.venv/bin/pip install -e '.[train]'``; the bot itself does not).
 
 The strong bot plays ``--games`` solo games on seeded random decks (seeds from
-``FIRST_SEED``, apart from the benchmark's).  After each of its placements the inputs
-of the layout it chose (``evaluation.inputs``) are recorded with the points it went on
-to score from there to the end of the game.  A network with one hidden layer of
-``--hidden`` rectified units beside a linear term (``evaluation.network``) is fitted to
-those points by gradient descent (Adam, mean squared error, a little weight decay),
-keeping the weights that did best on every fifth game, held out; they are written to
+``FIRST_SEED``, apart from the benchmark's).  At each placement it looks ahead from its
+best few candidates (``search.lookahead``); each of those layouts is recorded
+(``evaluation.inputs``) with the points the search expects to score after it -- the
+best over the next card, averaged over the cards still to come, one card deeper than
+the evaluation sees -- and the layout it played also with the points it went on to
+score to the end of the game.  So the evaluation learns on the layouts the search
+compares, not only on those it plays.  A network with one hidden layer of ``--hidden``
+rectified units beside a linear term (``evaluation.network``) is fitted to those points
+by gradient descent (Adam, mean squared error, a little weight decay), keeping the
+epoch that did best on every fifth game, held out; the weights are written to
 ``server/games/nmbr9/weights.py``.  The evaluation is then "points held + points this
 bot can expect from here", so every round of training improves the bot that produced
 the data (policy iteration).  ``--bootstrap`` plays with the hand-set evaluation instead
 of the committed weights: the first round.
 
 Prints the fit (R^2 and the mean absolute error, in points, on the held-out games).
-One process; 600 games take about ten minutes.
+One process; 400 games take about eight minutes.
 """
 
 from __future__ import annotations
@@ -197,7 +201,7 @@ def write_weights(net: Network, path: Path, note: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=600, help="self-play games")
+    parser.add_argument("--games", type=int, default=400, help="self-play games")
     parser.add_argument("--hidden", type=int, default=16, help="hidden units")
     parser.add_argument(
         "--bootstrap", action="store_true", help="play with the hand-set evaluation"
