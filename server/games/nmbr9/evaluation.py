@@ -17,10 +17,11 @@ to come (``network``), from these inputs (``inputs``):
 
 The estimate is s times a network with one hidden layer of 16 rectified units beside a
 linear term, so it vanishes at the end of the game and the hidden units can weigh the
-inputs differently at each stage and in each combination (a linear value of these
-features stalled near 85 points a game).  The weights (``weights.py``) are learned by
-``python -m tablehub.loadtest.train_bot`` from self-play: a fit of the points the bot
-went on to score.  ``hand_value`` is the hand-set evaluation that bootstraps that
+inputs differently at each stage and in each combination (the earlier linear value of
+the summary inputs stalled near 85 points a game).  The weights (``weights.py``) are
+learned by ``python -m tablehub.loadtest.train_bot`` from self-play: a fit of the points
+the search expects one card deeper, for each layout it compares, and of the points the
+bot went on to score.  ``hand_value`` is the hand-set evaluation that bootstraps that
 training.
 
 Cells are coded as ints ``x * W + y`` as in ``rules``; a :class:`Surface` is a height
