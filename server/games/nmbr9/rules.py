@@ -64,7 +64,7 @@ Placement = tuple[int, int, int, int]
 
 def fitting_offsets(shape: tuple[int, ...], cells: AbstractSet[int]) -> set[int]:
     """The offsets putting every square of ``shape`` (coded cells) on one of ``cells``:
-    where a tile lies flat on a floor of one height (for legality and for the bot)."""
+    where a tile lies flat on a floor of one height."""
     offsets = {c - shape[0] for c in cells}
     for d in shape[1:]:
         offsets = {o for o in offsets if o + d in cells}

@@ -10,7 +10,9 @@ Theory of operation.  Scoring every legal placement with the full evaluation
 3. the best ``LOOKAHEAD`` of them are scored again by the expected value after the next
    card, averaged over the cards still to come (the counts are public, the order is
    not): for each possible next digit, the best by the full evaluation of its
-   ``NEXT_SHORTLIST`` best-fitting placements per level.
+   ``NEXT_SHORTLIST`` best-fitting placements per level (``lookahead``; the training
+   command also learns from these expectations).  On the last card it simply takes
+   the most points.
 
 The bot sees only what a player sees: the layout, the current card and the counts of
 the cards still to come.  It is deterministic: ties go to the earlier candidate of the
@@ -26,7 +28,7 @@ SHORTLIST = 6
 """Placements per level kept after the cheap key."""
 LOOKAHEAD = 8
 """Placements scored by the expectation over the next card."""
-NEXT_SHORTLIST = 2
+NEXT_SHORTLIST = 3
 """Placements per level of each possible next card scored by the full evaluation."""
 
 
@@ -69,30 +71,30 @@ def _best_after(
     )
 
 
-def choose(
+Scored = tuple[float, int, Placement]
+"""(value, index in the shortlist, placement) of a candidate."""
+
+
+def lookahead(
     tiles: list[Tile],
     digit: int,
     score: int,
     remaining: list[int],
     evaluate: Evaluate = learned_value,
-) -> Placement:
-    """The strong bot's placement of ``digit`` on ``tiles`` (``remaining``: the counts of
-    each digit still to come after this one)."""
-    options = legal_placements(tiles, digit)
-    if not tiles:
-        return options[0]
+) -> list[Scored]:
+    """The best ``LOOKAHEAD`` placements of ``digit`` on a non-empty layout by the
+    evaluation, each with its expected value after the next card (``remaining``: the
+    counts of each digit still to come after this one, at least one)."""
     surface = Surface.of(tiles)
-    short = shortlist(surface, digit, options, SHORTLIST)
+    short = shortlist(surface, digit, legal_placements(tiles, digit), SHORTLIST)
     scored = sorted(
         (
             (-evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining), i, p)
             for i, p in enumerate(short)
         ),
     )
-    if not any(remaining):
-        return scored[0][2]
     total = sum(remaining)
-    best: tuple[float, int, Placement] | None = None
+    out: list[Scored] = []
     for _, index, p in scored[:LOOKAHEAD]:
         level, rot, x, y = p
         after_tiles = [*tiles, make_tile(digit, x, y, rot, level)]
@@ -105,8 +107,28 @@ def choose(
             rest = list(remaining)
             rest[next_digit] -= 1
             expected += count * _best_after(after_tiles, after, gained, next_digit, rest, evaluate)
-        key = (-expected / total, index, p)
-        if best is None or key < best:
-            best = key
-    assert best is not None
-    return best[2]
+        out.append((expected / total, index, p))
+    return out
+
+
+def best(scored: list[Scored]) -> Placement:
+    """The candidate of highest value (ties: the earlier in the shortlist)."""
+    return min(scored, key=lambda c: (-c[0], c[1]))[2]
+
+
+def choose(
+    tiles: list[Tile],
+    digit: int,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate = learned_value,
+) -> Placement:
+    """The strong bot's placement of ``digit`` on ``tiles`` (``remaining``: the counts of
+    each digit still to come after this one)."""
+    if not tiles:
+        return legal_placements(tiles, digit)[0]
+    if not any(remaining):
+        surface = Surface.of(tiles)
+        short = shortlist(surface, digit, legal_placements(tiles, digit), SHORTLIST)
+        return max(short, key=lambda p: digit * p[0])  # the last card: the most points
+    return best(lookahead(tiles, digit, score, remaining, evaluate))

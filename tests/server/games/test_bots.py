@@ -127,6 +127,40 @@ def test_the_reach_of_each_digit_is_its_highest_legal_level() -> None:
             state, _ = game.apply(state, 0, game.bot_move(state, 0, "easy"))
 
 
+def _shape_faults_by_cells(tiles: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """The evaluation's (ground edge, steps, pits), cell by cell from the definitions."""
+    height: dict[tuple[int, int], int] = {}
+    for tile in tiles:
+        for x, y in tile["cells"]:
+            height[(x, y)] = tile["level"] + 1
+    ground = steps = pits = 0
+    empty: set[tuple[int, int]] = set()
+    for (x, y), h in height.items():
+        around = [(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)]
+        ground += sum(1 for n in around if n not in height)
+        empty.update(n for n in around if n not in height)
+        steps += sum(h - height[n] for n in around if n in height and height[n] < h)
+        pits += all(height.get(n, 0) > h for n in around)
+    pits += sum(
+        1
+        for x, y in empty
+        if all(n in height for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)))
+    )
+    return ground, steps, pits
+
+
+def test_the_shape_faults_match_their_definition() -> None:
+    """``Surface.shape_faults`` (bit masks) agrees with a cell-by-cell count on the
+    layouts of strong and easy games."""
+    game = _game("nmbr9")
+    for seed, level in ((410, "strong"), (411, "easy"), (412, "strong")):
+        state = game.setup({}, 1, seed)
+        while not state["finished"]:
+            tiles = state["players"][0]["tiles"]
+            assert Surface.of(tiles).shape_faults() == _shape_faults_by_cells(tiles)
+            state, _ = game.apply(state, 0, game.bot_move(state, 0, level))
+
+
 def test_the_strong_nmbr9_bot_outscores_the_easy_one() -> None:
     """Same decks, one player: strong scores far more on average (not on every deck:
     the order of the cards is hidden and sometimes favours a greedy layout)."""
