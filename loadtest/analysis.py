@@ -42,6 +42,7 @@ def analyse(raw: RawRun) -> dict[str, Any]:
         "timeline": _timeline(raw, merged),
         "notes": list(raw.notes),
         "raw_counts": dict(merged.counts),
+        "hub_metrics": raw.hub_metrics,
     }
     if config.scenario == "idle":
         out["idle"] = _idle(raw, figures, steady_start, steady_end)

@@ -604,6 +604,15 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
                 f"(max {_fmt(proc.get('cpu_pct_max'))} %), RSS {_fmt(proc.get('rss_mib_end'))} MiB "
                 f"at the end of the steady window, peak {_fmt(proc.get('rss_mib_peak'))} MiB"
             )
+        for label, m in run.get("hub_metrics", {}).items():
+            pauses = m["gc_pause_max_ms"]
+            longest = (
+                ", ".join(f"generation {g} {ms} ms" for g, ms in sorted(pauses.items())) or "none"
+            )
+            lines.append(
+                f"- {label} (its /metrics at the end): leases lost {m['leases_lost']}; "
+                f"longest garbage-collector pause: {longest}"
+            )
         if run.get("idle"):
             i = run["idle"]
             lines.append(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from tablehub.loadtest import hubmetrics
 from tablehub.loadtest.config import RunConfig
 from tablehub.loadtest.procstat import ProcSampler
 from tablehub.loadtest.scenarios import WorkerPlan, plan
@@ -41,6 +42,8 @@ class RawRun:
     available: list[str] | None = None
     notes: list[str] = field(default_factory=list)
     ended: float = 0.0
+    hub_metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per hub: leases lost and longest GC pauses, from its ``/metrics`` at the end."""
 
 
 async def _prepare(config: RunConfig) -> tuple[list[str], str]:
@@ -113,6 +116,7 @@ def execute(config: RunConfig, target: Target, quiet: bool = False) -> RawRun:
         for pipe in pipes:
             pipe.send(raw.t0)
         _collect(raw, pipes, quiet)
+        raw.hub_metrics = hubmetrics.read(target.processes)
     finally:
         for proc in procs:
             proc.join(10)

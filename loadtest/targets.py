@@ -39,6 +39,8 @@ class Process:
     label: str
     pid: int
     role: str
+    http: str | None = None
+    """A hub's own HTTP address (its ``/metrics`` are read at the end of a run)."""
 
 
 @dataclass
@@ -128,7 +130,7 @@ def spawn_memory(log: Path | None = None) -> Target:
     return Target(
         f"ws://127.0.0.1:{port}/ws",
         "memory",
-        [Process("hub", proc.pid, "hub")],
+        [Process("hub", proc.pid, "hub", f"http://127.0.0.1:{port}")],
         _stopper([proc]),
         f"http://127.0.0.1:{port}",
     )
@@ -171,7 +173,8 @@ def spawn_redis(hubs: int, cluster_mode: bool = False, durability: str = "memory
     for name, proc in cluster.procs.items():
         if proc.poll() is None:
             role = "hub" if name.startswith("hub") else name
-            processes.append(Process(name, proc.pid, role))
+            http = f"http://127.0.0.1:{cluster.hub_ports[int(name[3:])]}" if role == "hub" else None
+            processes.append(Process(name, proc.pid, role, http))
             if role == "balancer":  # nginx's master only supervises: its workers work
                 processes.extend(
                     Process(f"{name}-worker{i}", child, role)

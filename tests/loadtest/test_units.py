@@ -18,13 +18,16 @@ import jsonpatch
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
+from tablehub.loadtest import hubmetrics
 from tablehub.loadtest.bots import row_placement
 from tablehub.loadtest.mirror import Mirror, Verifier
 from tablehub.loadtest.procstat import children
 from tablehub.loadtest.report import cpu_per_act, summarise
 from tablehub.loadtest.stats import Histogram, RunStats, merge_dicts
 from tablehub.loadtest.svgplot import Series, line_chart, stack
+from tablehub.loadtest.targets import spawn_memory
 from tablehub.protocol import SUBPROTOCOLS
 from tablehub.protocol.patching import PatchError, apply_patch
 from tablehub.protocol.viewhash import view_hash
@@ -228,3 +231,27 @@ def test_children_finds_a_spawned_child() -> None:
     finally:
         child.communicate(b"")
     assert children(child.pid) == []
+
+
+def test_hub_metrics_give_lost_leases_and_the_longest_gc_pauses() -> None:
+    registry = CollectorRegistry()
+    lost = Counter("tablehub_leases_lost", "lost", registry=registry)
+    pause = Gauge("tablehub_gc_pause_max_seconds", "longest", ["generation"], registry=registry)
+    lost.inc(3)
+    pause.labels("0").set(0.0123)
+    pause.labels("2").set(0.25)
+    assert hubmetrics.parse(generate_latest(registry).decode()) == {
+        "leases_lost": 3,
+        "gc_pause_max_ms": {"0": 12.3, "2": 250.0},
+    }
+
+
+def test_the_report_reads_a_spawned_hubs_metrics() -> None:
+    target = spawn_memory()
+    try:
+        read = hubmetrics.read(target.processes)
+    finally:
+        target.stop()
+    assert list(read) == ["hub"]
+    assert read["hub"]["leases_lost"] == 0
+    assert set(read["hub"]["gc_pause_max_ms"]) <= {"0", "1", "2"}

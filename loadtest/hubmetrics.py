@@ -1,0 +1,42 @@
+"""What the spawned hubs say about themselves at the end of a run, from ``/metrics``:
+leases they lost (issue 11: none should be, under load) and their longest garbage
+collector pause per generation (issue 12)."""
+
+from __future__ import annotations
+
+import urllib.request
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from tablehub.loadtest.targets import Process
+
+TIMEOUT_S = 5.0
+
+
+def read(processes: list[Process]) -> dict[str, dict[str, Any]]:
+    """Per hub label: ``leases_lost`` and ``gc_pause_max_ms`` ({generation: ms}); a hub
+    whose ``/metrics`` could not be read is left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for proc in processes:
+        if proc.http is None:
+            continue
+        try:
+            with urllib.request.urlopen(f"{proc.http}/metrics", timeout=TIMEOUT_S) as resp:
+                text = resp.read().decode()
+        except OSError:
+            continue
+        out[proc.label] = parse(text)
+    return out
+
+
+def parse(text: str) -> dict[str, Any]:
+    leases_lost = 0.0
+    pauses: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "tablehub_leases_lost_total":
+                leases_lost = sample.value
+            elif sample.name == "tablehub_gc_pause_max_seconds":
+                pauses[sample.labels["generation"]] = round(sample.value * 1000, 1)
+    return {"leases_lost": int(leases_lost), "gc_pause_max_ms": pauses}
