@@ -1,4 +1,4 @@
-"""The strong 9-tower bot: a one-card look-ahead over the layout evaluation.
+"""The strong 9-tower bot: a one-card look-ahead (two late in the game) over the evaluation.
 
 Theory of operation.  Scoring every legal placement with the full evaluation
 (``evaluation``) would cost too much, so the search narrows in three steps:
