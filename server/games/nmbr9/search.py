@@ -1,4 +1,4 @@
-"""The strong 9-tower bot: a one-card look-ahead over the layout evaluation.
+"""The strong 9-tower bot: a one-card look-ahead (two late in the game) over the evaluation.
 
 Theory of operation.  Scoring every legal placement with the full evaluation
 (``evaluation``) would cost too much, so the search narrows in three steps:
@@ -11,8 +11,15 @@ Theory of operation.  Scoring every legal placement with the full evaluation
    card, averaged over the cards still to come (the counts are public, the order is
    not): for each possible next digit, the best by the full evaluation of its
    ``NEXT_SHORTLIST`` best-fitting placements per level (``lookahead``; the training
-   command also learns from these expectations).  On the last card it simply takes
-   the most points.
+   command also learns from these expectations);
+4. late in the game (at most ``LATE_CARDS`` cards still to come after this one, at
+   least two), where a tile badly placed can no longer be made good, the best
+   ``DEEP_CANDIDATES`` of those are scored once more by the expectation over the next
+   two cards (``two_cards``): for each possible next digit, its ``DEEP_REPLIES`` best
+   placements by the evaluation are each scored by the one-card expectation above,
+   and the best of them counts.  The pick is the best of these by that deeper value.
+
+On the last card it simply takes the most points.
 
 The bot sees only what a player sees: the layout, the current card and the counts of
 the cards still to come.  It is deterministic: ties go to the earlier candidate of the
@@ -30,6 +37,12 @@ LOOKAHEAD = 8
 """Placements scored by the expectation over the next card."""
 NEXT_SHORTLIST = 3
 """Placements per level of each possible next card scored by the full evaluation."""
+LATE_CARDS = 8
+"""At most this many cards still to come (after the one in hand): look two cards ahead."""
+DEEP_CANDIDATES = 2
+"""Candidates (the best by the one-card expectation) scored by the two-card expectation."""
+DEEP_REPLIES = 2
+"""Placements of each possible next card followed by the one-card expectation."""
 
 
 def _fit(surface: Surface, digit: int, placement: Placement) -> int:
@@ -53,6 +66,25 @@ def shortlist(
         ranked = sorted(by_level[level])
         out.extend(p for _, _, p in ranked[:per_level])
     return out
+
+
+def _expected_after(
+    tiles: list[Tile],
+    surface: Surface,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate,
+) -> float:
+    """The expected best full evaluation after the next card (``remaining``: the counts
+    still to come, at least one)."""
+    total = 0.0
+    for digit, count in enumerate(remaining):
+        if not count:
+            continue
+        rest = list(remaining)
+        rest[digit] -= 1
+        total += count * _best_after(tiles, surface, score, digit, rest, evaluate)
+    return total / sum(remaining)
 
 
 def _best_after(
@@ -93,22 +125,62 @@ def lookahead(
             for i, p in enumerate(short)
         ),
     )
-    total = sum(remaining)
     out: list[Scored] = []
     for _, index, p in scored[:LOOKAHEAD]:
         level, rot, x, y = p
         after_tiles = [*tiles, make_tile(digit, x, y, rot, level)]
         after = surface.with_tile(digit, p)
-        gained = score + digit * p[0]
-        expected = 0.0
-        for next_digit, count in enumerate(remaining):
-            if not count:
-                continue
-            rest = list(remaining)
-            rest[next_digit] -= 1
-            expected += count * _best_after(after_tiles, after, gained, next_digit, rest, evaluate)
-        out.append((expected / total, index, p))
+        gained = score + digit * level
+        out.append((_expected_after(after_tiles, after, gained, remaining, evaluate), index, p))
     return out
+
+
+def two_cards(
+    tiles: list[Tile],
+    digit: int,
+    placement: Placement,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate = learned_value,
+) -> float:
+    """The expected value of ``placement`` of ``digit`` after the next two cards
+    (``remaining``: the counts still to come after this one, at least two): for each
+    possible next digit, the best one-card expectation over its ``DEEP_REPLIES`` best
+    placements by ``evaluate``."""
+    level, rot, x, y = placement
+    tiles = [*tiles, make_tile(digit, x, y, rot, level)]
+    surface = Surface.of(tiles)
+    score += digit * level
+    expected = 0.0
+    for next_digit, count in enumerate(remaining):
+        if not count:
+            continue
+        rest = list(remaining)
+        rest[next_digit] -= 1
+        options = shortlist(
+            surface, next_digit, legal_placements(tiles, next_digit), NEXT_SHORTLIST
+        )
+        ranked = sorted(
+            (
+                (-evaluate(surface.with_tile(next_digit, p), score + next_digit * p[0], rest), i, p)
+                for i, p in enumerate(options)
+            ),
+        )
+        if not any(rest):  # the next card is the last: its best evaluation is exact
+            expected += count * -ranked[0][0]
+            continue
+        best_reply = max(
+            _expected_after(
+                [*tiles, make_tile(next_digit, p[2], p[3], p[1], p[0])],
+                surface.with_tile(next_digit, p),
+                score + next_digit * p[0],
+                rest,
+                evaluate,
+            )
+            for _, _, p in ranked[:DEEP_REPLIES]
+        )
+        expected += count * best_reply
+    return expected / sum(remaining)
 
 
 def best(scored: list[Scored]) -> Placement:
@@ -131,4 +203,8 @@ def choose(
         surface = Surface.of(tiles)
         short = shortlist(surface, digit, legal_placements(tiles, digit), SHORTLIST)
         return max(short, key=lambda p: digit * p[0])  # the last card: the most points
-    return best(lookahead(tiles, digit, score, remaining, evaluate))
+    scored = lookahead(tiles, digit, score, remaining, evaluate)
+    if not 2 <= sum(remaining) <= LATE_CARDS:
+        return best(scored)
+    top = sorted(scored, key=lambda c: (-c[0], c[1]))[:DEEP_CANDIDATES]
+    return best([(two_cards(tiles, digit, p, score, remaining, evaluate), i, p) for _, i, p in top])
