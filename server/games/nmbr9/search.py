@@ -28,6 +28,8 @@ shortlist (higher level, better fit, then ``legal_placements`` order).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tablehub.server.games.nmbr9.evaluation import BORDER, Evaluate, Surface, W, learned_value
 from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements, make_tile
 
@@ -68,6 +70,16 @@ def shortlist(
     return out
 
 
+def _draws(remaining: list[int]) -> Iterator[tuple[int, int, list[int]]]:
+    """Each digit that may come next, how many of it are left, and the counts still to
+    come after it."""
+    for digit, count in enumerate(remaining):
+        if count:
+            rest = list(remaining)
+            rest[digit] -= 1
+            yield digit, count, rest
+
+
 def _expected_after(
     tiles: list[Tile],
     surface: Surface,
@@ -78,11 +90,7 @@ def _expected_after(
     """The expected best full evaluation after the next card (``remaining``: the counts
     still to come, at least one)."""
     total = 0.0
-    for digit, count in enumerate(remaining):
-        if not count:
-            continue
-        rest = list(remaining)
-        rest[digit] -= 1
+    for digit, count, rest in _draws(remaining):
         total += count * _best_after(tiles, surface, score, digit, rest, evaluate)
     return total / sum(remaining)
 
@@ -152,11 +160,7 @@ def two_cards(
     surface = Surface.of(tiles)
     score += digit * level
     expected = 0.0
-    for next_digit, count in enumerate(remaining):
-        if not count:
-            continue
-        rest = list(remaining)
-        rest[next_digit] -= 1
+    for next_digit, count, rest in _draws(remaining):
         options = shortlist(
             surface, next_digit, legal_placements(tiles, next_digit), NEXT_SHORTLIST
         )
