@@ -46,15 +46,7 @@ class CliProc:
 
     @classmethod
     async def start(cls, tokens: Path, *args: str) -> Self:
-        proc = await asyncio.create_subprocess_exec(
-            TABLEHUB,
-            *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=cli_env(tokens),
-        )
-        return cls(proc)
+        return cls(await spawn_cli(tokens, *args))
 
     @staticmethod
     async def _pump(
@@ -132,9 +124,9 @@ class ScriptProc(CliProc):
         return code
 
 
-async def run_cli(tokens: Path, *args: str, stdin: bytes = b"") -> tuple[int, str, str]:
-    """Run ``tablehub ARGS`` to its end: (exit status, stdout, stderr)."""
-    proc = await asyncio.create_subprocess_exec(
+async def spawn_cli(tokens: Path, *args: str) -> asyncio.subprocess.Process:
+    """Start ``tablehub ARGS`` with pipes on all three streams."""
+    return await asyncio.create_subprocess_exec(
         TABLEHUB,
         *args,
         stdin=asyncio.subprocess.PIPE,
@@ -142,6 +134,11 @@ async def run_cli(tokens: Path, *args: str, stdin: bytes = b"") -> tuple[int, st
         stderr=asyncio.subprocess.PIPE,
         env=cli_env(tokens),
     )
+
+
+async def run_cli(tokens: Path, *args: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    """Run ``tablehub ARGS`` to its end: (exit status, stdout, stderr)."""
+    proc = await spawn_cli(tokens, *args)
     out, err = await asyncio.wait_for(proc.communicate(stdin), TIMEOUT)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()

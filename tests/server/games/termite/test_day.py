@@ -10,7 +10,15 @@ import pytest
 from tablehub.server.games.base import BadOptions
 from tablehub.server.games.termite import GAME, data
 from tests.server.games.conformance import assert_refused
-from tests.server.games.termite.test_helpers import act, fresh, hold, invariants, put, quiet
+from tests.server.games.termite.test_helpers import (
+    act,
+    fresh,
+    hold,
+    invariants,
+    put,
+    quiet,
+    seat_zero_starts,
+)
 
 # --- Setup ------------------------------------------------------------------------------------
 
@@ -162,8 +170,7 @@ def test_d_slots_take_any_number() -> None:
 
 
 def test_neutral_die_blocks_slot() -> None:
-    s = quiet(fresh(3))
-    s["start"] = s["day"]["current"] = 0
+    s = seat_zero_starts(3)
     s["neutral"] = [{"kind": "worker", "value": 5, "at": "C5"}]
     hold(s, 0, 6, 5)  # the soldier
     assert_refused(

@@ -17,6 +17,7 @@ from tests.server.games.termite.test_helpers import (
     invariants,
     put,
     quiet,
+    seat_zero_starts,
     to_night,
 )
 
@@ -24,9 +25,7 @@ State = dict[str, Any]
 
 
 def day4() -> State:
-    s = quiet(fresh(4, seed=5))
-    s["start"] = s["day"]["current"] = 0
-    return s
+    return seat_zero_starts(4, seed=5)
 
 
 def with_queen(s: State, seat: int, card: str) -> None:

@@ -29,6 +29,13 @@ def quiet(state: State) -> State:
     return s
 
 
+def seat_zero_starts(seats: int, seed: int = 1) -> State:
+    """A ``quiet`` new game in which seat 0 starts the day and is the one to act."""
+    s = quiet(fresh(seats, seed))
+    s["start"] = s["day"]["current"] = 0
+    return s
+
+
 def put(state: State, seat: int, index: int, slot: str, value: int | None = None) -> None:
     """Place die ``index`` of ``seat`` on ``slot`` directly (value from the slot)."""
     d = state["players"][seat]["dice"][index]

@@ -14,6 +14,7 @@ from tests.server.games.termite.test_helpers import (
     put,
     quiet,
     reveal,
+    seat_zero_starts,
     to_night,
 )
 
@@ -21,9 +22,7 @@ State = dict[str, Any]
 
 
 def board4() -> State:
-    s = quiet(fresh(4, seed=3))
-    s["start"] = s["day"]["current"] = 0
-    return s
+    return seat_zero_starts(4, seed=3)
 
 
 def give_cubes(s: State, seat: int, room: int, cubes: list[str]) -> None:
