@@ -58,6 +58,14 @@ class RunningHub:
     async def connect(self, name: str = "tester", **kwargs: Any) -> Connection:
         return await Connection.connect(self.url, name, **kwargs)
 
+    async def two_seated(self, seed: int) -> tuple[Connection, Connection, str]:
+        """ "ann" and "bo" seated at a new two-seat 9-tower table dealt with ``seed``."""
+        ann, bo = await self.connect("ann"), await self.connect("bo")
+        table = await ann.create_table("nmbr9", 2, seed=seed)
+        await ann.join(table)
+        await bo.join(table)
+        return ann, bo, table
+
     async def health(self) -> dict[str, Any]:
         """``/healthz`` as JSON (read in a thread: the hub serves on this loop)."""
 

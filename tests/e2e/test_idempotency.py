@@ -95,10 +95,7 @@ async def test_a_keyed_act_retried_is_applied_once_and_answered_alike(hub: Runni
 
 
 async def test_a_keyed_act_refused_is_refused_alike_on_retry(hub: RunningHub) -> None:
-    ann, bo = await hub.connect("ann"), await hub.connect("bo")
-    table = await ann.create_table("nmbr9", 2, seed=9)
-    await ann.join(table)
-    await bo.join(table)
+    ann, bo, table = await hub.two_seated(seed=9)
     await ann.act(table, (await ann.legal(table))[0])
     key = new_key()
     action = {"type": "place", "x": 0, "y": 0, "rot": 0}

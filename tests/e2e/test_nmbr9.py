@@ -50,10 +50,7 @@ async def test_three_players_and_a_spectator_play_a_full_game(hub: RunningHub) -
 
 
 async def test_disconnected_player_resumes_with_token_and_last_version(hub: RunningHub) -> None:
-    ann, bo = await hub.connect("ann"), await hub.connect("bo")
-    table = await ann.create_table("nmbr9", 2, seed=5)
-    await ann.join(table)
-    await bo.join(table)
+    ann, bo, table = await hub.two_seated(seed=5)
     for _ in range(5):
         await play_round([ann, bo], table)
     seen = bo.tables[table].version
@@ -82,10 +79,7 @@ async def test_disconnected_player_resumes_with_token_and_last_version(hub: Runn
 
 
 async def test_token_gives_the_seat_back_on_join(hub: RunningHub) -> None:
-    ann, bo = await hub.connect("ann"), await hub.connect("bo")
-    table = await ann.create_table("nmbr9", 2, seed=1)
-    await ann.join(table)
-    await bo.join(table)
+    ann, bo, table = await hub.two_seated(seed=1)
     token = bo.tokens[table]
     await bo.close()
     again = await hub.connect("bo again")

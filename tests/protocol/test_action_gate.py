@@ -21,10 +21,7 @@ from tests.conftest import RunningHub
 async def test_a_malformed_action_is_refused_before_the_engine_and_never_logged(
     hub: RunningHub,
 ) -> None:
-    ann, bo = await hub.connect("ann"), await hub.connect("bo")
-    table = await ann.create_table("nmbr9", 2, seed=4)
-    await ann.join(table)
-    await bo.join(table)
+    ann, bo, table = await hub.two_seated(seed=4)
     await ann.wait_for(table, lambda m: m.view["status"] == "playing")
     record = hub.hub.live[table].record
     version, log = record.version, await hub.hub.store.log(table)

@@ -42,10 +42,7 @@ async def closed_with(ws: ClientConnection) -> int | None:
 @pytest.fixture
 async def game(hub: RunningHub) -> AsyncIterator[tuple[str, Connection, Connection]]:
     """A 2-seat 9-tower table in play; yields (table, seat 0, seat 1)."""
-    ann, bo = await hub.connect("ann"), await hub.connect("bo")
-    table = await ann.create_table("nmbr9", 2, seed=9)
-    await ann.join(table)
-    await bo.join(table)
+    ann, bo, table = await hub.two_seated(seed=9)
     await ann.wait_for(table, lambda m: m.view["status"] == "playing")
     yield table, ann, bo
     await ann.close()
