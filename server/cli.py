@@ -49,6 +49,14 @@ def add_serve_command(sub: Any) -> None:
         help="another hub's base URL (repeat; env TABLEHUB_PEERS, comma-separated): a hub "
         "that loses Redis while a peer has it sends its players to the peers",
     )
+    serve.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        help="processes that think the moves of bots stronger than the fast level, off "
+        "the event loop; 0 thinks them on the loop (env TABLEHUB_BOT_WORKERS; default "
+        "half the CPUs)",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=run_serve)
 
@@ -67,7 +75,9 @@ def run_serve(args: argparse.Namespace) -> int:
     )
     limits = Limits()
     try:
-        app = create_app(with_durability(args.store, args.durability), limits, args.peers)
+        app = create_app(
+            with_durability(args.store, args.durability), limits, args.peers, args.bot_workers
+        )
     except ValueError as err:
         print(f"tablehub serve: {err}", file=sys.stderr)
         return 2

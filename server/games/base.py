@@ -356,6 +356,10 @@ class Game:
                 return candidate.move(state, seat)
         return self.bot_action(state, seat)
 
+    def fast_bot_move(self, state: State, seat: int) -> Action:
+        """The move of the fast bot level (the deadline fallback)."""
+        return self.bot_move(state, seat, self.fast_bot_level)
+
     def describe(self) -> dict[str, JSON]:
         return {
             "id": self.id,

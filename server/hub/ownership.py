@@ -27,6 +27,7 @@ from tablehub.server.tables.actor import (
 )
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
+from tablehub.server.tables.thinking import Thinker
 
 FORWARD_BUDGET_S = 10.0
 REMEMBERED_CIDS = 256
@@ -42,6 +43,7 @@ class Ownership:
     clock_ms: Callable[[], int]
     lobby_changed: Callable[[], None]
     watch: LoopWatch
+    thinker: Thinker
     _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
 
     def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
@@ -55,7 +57,7 @@ class Ownership:
             if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
                 self.lobby_changed()
 
-        actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch)
+        actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch, self.thinker)
         live.actor = actor
         live.task = self.tasks.run(actor.run, name=f"table-{record.table}")
         live.task.add_done_callback(lambda _: self._actor_stopped(record.table, actor))

@@ -24,6 +24,7 @@ from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
 from tablehub.server.store.base import Store
 from tablehub.server.tables.actor import Command
 from tablehub.server.tables.feed import Audience
+from tablehub.server.tables.thinking import Thinker, default_workers
 
 
 def wall_clock_ms() -> int:
@@ -31,7 +32,14 @@ def wall_clock_ms() -> int:
 
 
 class Hub:
-    def __init__(self, store: Store, clock_ms: Callable[[], int] = wall_clock_ms) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock_ms: Callable[[], int] = wall_clock_ms,
+        bot_workers: int | None = None,
+    ) -> None:
+        """``bot_workers``: processes thinking bot moves (tables/thinking.py), default
+        :func:`default_workers`; 0 thinks them on the event loop."""
         self.store = store
         self.bus = store.bus
         self.clock_ms = clock_ms
@@ -51,8 +59,16 @@ class Hub:
         self.mirror = Mirror(
             store, self.bus, self.directory.get, self.tasks.spawn, self.lobby.changed
         )
+        self.thinker = Thinker(default_workers() if bot_workers is None else bot_workers)
         self.ownership = Ownership(
-            store, self.bus, self.directory, self.tasks, clock_ms, self.lobby.changed, self.watch
+            store,
+            self.bus,
+            self.directory,
+            self.tasks,
+            clock_ms,
+            self.lobby.changed,
+            self.watch,
+            self.thinker,
         )
         self.janitor = Janitor(store, self.bus, self.directory, self.lobby, clock_ms)
         self.creation = Creation(
@@ -104,6 +120,7 @@ class Hub:
         self.directory.live.clear()
         await self.store.close()
         self.watch.stop()
+        self.thinker.close()
 
     # -- what sessions use (sessions.hub_api.HubApi) -----------------------------------------
 

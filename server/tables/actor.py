@@ -12,7 +12,9 @@ only executes the :class:`~tablehub.server.tables.core.Decision`:
    ``on_commit`` hook (the hub's, which feeds the :class:`TableFeed`);
 3. resolve the command's future with the decision's reply or error -- right after the
    hook, so the reply and the patch come from the same decision;
-4. (re)arm the turn deadline and queue moves for bot seats that must act.
+4. (re)arm the turn deadline and queue moves for bot seats that must act -- a bot's
+   move is thought off the loop by the :class:`~tablehub.server.tables.thinking.Thinker`
+   and queued when it is ready, with the version it was thought at.
 
 A command's result is delivered through an ``asyncio.Future``: exactly one result per
 command (value or :class:`TableError`), which is how every ``act`` gets exactly one
@@ -53,6 +55,7 @@ from tablehub.server.tables.core import (
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.journal import Journal, StoreUnavailable, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
+from tablehub.server.tables.thinking import Thinker
 
 __all__ = [
     "Act",
@@ -91,6 +94,7 @@ class TableActor:
         on_commit: CommitHook,
         clock_ms: Callable[[], int],
         epoch: int = 0,
+        thinker: Thinker | None = None,
     ) -> None:
         self.game = game_of(record)
         self.table = Table.of(record)
@@ -99,7 +103,10 @@ class TableActor:
         self.clock_ms = clock_ms
         self.epoch = epoch
         self.queue: asyncio.Queue[Queued] = asyncio.Queue(QUEUE_LIMIT)
+        self.thinker = thinker or Thinker(0)
         self._pending_bots: set[int] = set()
+        """Bot seats whose move is being thought or queued."""
+        self._thinking: set[asyncio.Task[None]] = set()
         self._timer: asyncio.TimerHandle | None = None
         self.lost = False
         """Set when a commit was refused for a stale epoch: the hub drops this actor."""
@@ -163,6 +170,8 @@ class TableActor:
         finally:
             if self._timer is not None:
                 self._timer.cancel()
+            for thinking in self._thinking:
+                thinking.cancel()
             while not self.queue.empty():
                 _resolve(self.queue.get_nowait()[1], exc=_moving())
 
@@ -222,13 +231,39 @@ class TableActor:
         if wanted.deadline is not None:
             turn, at = wanted.deadline
             delay = max(0.0, (at - self.clock_ms()) / 1000)
-            self._timer = asyncio.get_running_loop().call_later(
-                delay, lambda: self._submit_own(DeadlinePassed(turn))
-            )
+            self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed, turn)
         for seat in wanted.bots:
-            if seat not in self._pending_bots:
-                self._pending_bots.add(seat)
+            if seat in self._pending_bots:
+                continue
+            self._pending_bots.add(seat)
+            level = self.record.seats[seat].level
+            if not self.thinker.off_loop(self.game, level):
                 self._submit_own(BotMove(seat))
+                continue
+            thinking = asyncio.get_running_loop().create_task(self._think(seat, level))
+            self._thinking.add(thinking)
+            thinking.add_done_callback(self._thinking.discard)
+
+    def _deadline_passed(self, turn: int) -> None:
+        """Queue the turn's fallback moves -- after the moves of bots still thinking: a
+        bot seat plays its own level, however short the turn (a move takes at most a
+        few hundred milliseconds)."""
+        if not self._thinking:
+            self._submit_own(DeadlinePassed(turn))
+            return
+        thinking = asyncio.gather(*self._thinking, return_exceptions=True)
+        thinking.add_done_callback(lambda _: self._submit_own(DeadlinePassed(turn)))
+
+    async def _think(self, seat: int, level: str | None) -> None:
+        """Think the bot's move at the current version off the loop, then queue it."""
+        record = self.record
+        try:
+            action = await self.thinker.move(self.game, record.state, seat, level)
+        except Exception:  # a bug in the bot: thought again (and logged) on the loop
+            log.exception("table %s: bot of seat %d failed to think", record.table, seat)
+            self._submit_own(BotMove(seat))
+            return
+        self._submit_own(BotMove(seat, action, record.version))
 
     def _submit_own(self, command: Command) -> None:
         """Queue a command of the table's own (a bot move, a deadline) that nobody

@@ -118,6 +118,10 @@ class DeadlinePassed(Command):
 @dataclass
 class BotMove(Command):
     seat: int
+    action: Action | None = None
+    """The move thought off the loop (tables/thinking.py), or None to think it here."""
+    version: int | None = None
+    """The table version ``action`` was thought at."""
 
 
 def command_to_plain(command: Command) -> dict[str, Any]:
@@ -247,7 +251,7 @@ def handle(table: Table, command: Command, now: int) -> Decision:
         if isinstance(command, DeadlinePassed):
             return _deadline(game, table, command.turn, now)
         if isinstance(command, BotMove):
-            return _bot(game, table, command.seat, now)
+            return _bot(game, table, command, now)
     except TableError as err:
         return Decision(error=err)
     raise TypeError(f"unknown command {command!r}")
@@ -405,7 +409,7 @@ def _deadline(game: Game, table: Table, turn: int, now: int) -> Decision:
             break
         if seat not in current.status["to_act"]:
             continue
-        action = game.bot_move(current.record.state, seat, game.fast_bot_level)
+        action = game.fast_bot_move(current.record.state, seat)
         try:
             commit = _apply(game, current, Act(seat, action, by="deadline"), now)
         except TableError as err:
@@ -416,16 +420,22 @@ def _deadline(game: Game, table: Table, turn: int, now: int) -> Decision:
     return _decided({"applied": len(commits)}, commits, warning)
 
 
-def _bot(game: Game, table: Table, seat: int, now: int) -> Decision:
-    """The move of the seat's bot level, computed on the table as it is now.  A move the
-    game refuses is logged and dropped: the deadline covers it, the table never stalls."""
-    record = table.record
+def _bot(game: Game, table: Table, cmd: BotMove, now: int) -> Decision:
+    """The move of the seat's bot level: the one thought off the loop, or computed here
+    on the table as it is now.  A thought move the table moved past is dropped and the
+    bot thinks again; a move the game refuses otherwise is logged and dropped: the
+    deadline covers it, the table never stalls."""
+    record, seat = table.record, cmd.seat
     if record.status is not TableStatus.PLAYING or seat not in table.status["to_act"]:
         return Decision(reply={"applied": 0})
-    action = game.bot_move(record.state, seat, record.seats[seat].level)
+    action = cmd.action
+    if action is None:
+        action = game.bot_move(record.state, seat, record.seats[seat].level)
     try:
         commit = _apply(game, table, Act(seat, action, by="bot"), now)
     except TableError as err:
+        if cmd.version is not None and cmd.version != record.version:
+            return Decision(reply={"applied": 0}, effects=effects(table))
         warning = f"bot move for seat {seat} refused: {err.message}"
         return Decision(reply={"applied": 0}, warning=warning)
     return _decided({"applied": 1}, [commit])

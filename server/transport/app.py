@@ -65,11 +65,15 @@ UI_FOLDERS = ("lib", "ui", "vendor")
 
 
 def create_app(
-    store_url: str = "memory://", limits: Limits | None = None, peers: Sequence[str] = ()
+    store_url: str = "memory://",
+    limits: Limits | None = None,
+    peers: Sequence[str] = (),
+    bot_workers: int | None = None,
 ) -> HubApp:
-    """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py)."""
+    """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py);
+    ``bot_workers`` the processes that think bot moves (default: half the CPUs)."""
     limits = limits or Limits()
-    hub = Hub(open_store(store_url))
+    hub = Hub(open_store(store_url), bot_workers=bot_workers)
     holders = SeatHolders()
     per_address: Counter[str] = Counter()
 

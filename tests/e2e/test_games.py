@@ -36,7 +36,7 @@ async def play_to_the_end(hub: RunningHub, players: list[Connection], table: str
             return
         moves = []
         for seat in status["to_act"]:
-            action = game.bot_action(record.state, seat)
+            action = game.fast_bot_move(record.state, seat)
             moves.append(by_seat[seat].act(table, action))
         await asyncio.gather(*moves)
     raise AssertionError("the game did not end")
@@ -88,7 +88,7 @@ async def test_termite_one_person_two_bots_and_a_spectator(hub: RunningHub) -> N
         if status["finished"]:
             break
         if 0 in status["to_act"]:
-            await person.act(table, game.bot_action(record.state, 0))
+            await person.act(table, game.fast_bot_move(record.state, 0))
         else:
             await person.wait_version(table, record.version + 1)
     final_version = hub.hub.live[table].record.version

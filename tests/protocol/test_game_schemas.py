@@ -82,7 +82,7 @@ def drive(game: Game, seats: int, seed: int, options: dict[str, Any], max_steps:
         seat = chooser.choice(status["to_act"])
         legal = game.legal_actions(state, seat)
         # Termite lists hundreds of actions a step: a sample keeps the test fast.
-        bot = game.bot_action(state, seat)
+        bot = game.fast_bot_move(state, seat)
         for action in [bot, *chooser.sample(legal, min(len(legal), 40))]:
             problem = action_problem(game.id, action)
             assert problem is None, (action, problem)

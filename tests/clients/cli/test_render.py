@@ -91,7 +91,7 @@ def test_every_game_renders_from_start_to_finish(game_id: str) -> None:
                     assert "deadline: 12s left" in text
                     assert "+ 2 spectators" in text
         seat = status["to_act"][0]
-        state, _ = game.apply(record.state, seat, game.bot_action(record.state, seat))
+        state, _ = game.apply(record.state, seat, game.fast_bot_move(record.state, seat))
         record = dataclasses.replace(record, state=state, version=record.version + 1)
     if game.status(record.state)["finished"]:
         record = dataclasses.replace(record, status=TableStatus.FINISHED, deadline=None)
@@ -106,7 +106,7 @@ def test_nmbr9_screen_shows_levels_cards_and_the_leaderboard() -> None:
     assert game is not None
     state = game.setup({"tournament": False}, 2, 1)
     for seat in (0, 1):
-        state, _ = game.apply(state, seat, game.bot_action(state, seat))
+        state, _ = game.apply(state, seat, game.fast_bot_move(state, seat))
     record = TableRecord(
         table="abc",
         game="nmbr9",
@@ -133,7 +133,7 @@ def test_a_tournament_table_lists_the_leaders_and_you_only() -> None:
     state = game.setup({"tournament": True}, players, 2)
     for _ in range(3):  # three rounds, every seat by its bot
         for seat in range(players):
-            state, _ = game.apply(state, seat, game.bot_action(state, seat))
+            state, _ = game.apply(state, seat, game.fast_bot_move(state, seat))
     record = TableRecord(
         table="big",
         game="nmbr9",
@@ -228,7 +228,7 @@ def test_every_game_says_what_each_seat_did_and_has_a_compact_screen(game_id: st
             break
         seat = status["to_act"][0]
         old = table_view(game, record, None)["board"]
-        state, events = game.apply(record.state, seat, game.bot_action(record.state, seat))
+        state, events = game.apply(record.state, seat, game.fast_bot_move(record.state, seat))
         record = dataclasses.replace(record, state=state, version=record.version + 1)
         for actor, phrase in text.news(old, table_view(game, record, None)["board"], events):
             assert phrase and not re.search(r"None|null|[{}_]", phrase), phrase

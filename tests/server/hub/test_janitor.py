@@ -34,7 +34,7 @@ async def test_idle_and_finished_tables_are_unloaded_then_forgotten() -> None:
         await hub.submit(solo, Join("sol", None, None))
         live = hub.live[solo]
         for _ in range(20):
-            action = live.feed.game.bot_action(live.record.state, 0)
+            action = live.feed.game.fast_bot_move(live.record.state, 0)
             await hub.submit(solo, Act(0, action))
         assert str(live.record.status) == "finished"
 

@@ -70,7 +70,7 @@ async def play(
     assert game is not None
     for _ in range(moves):
         seat = game.status(record.state)["to_act"][0]
-        action = game.bot_action(record.state, seat)
+        action = game.fast_bot_move(record.state, seat)
         state, _ = game.apply(record.state, seat, action)
         nxt = dataclasses.replace(record, state=state, version=record.version + 1)
         entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "by": "bot"}
@@ -140,7 +140,7 @@ async def test_a_stale_epoch_is_refused(shared_url: str) -> None:
         assert new_epoch is not None and new_epoch > old_epoch
         game = get_game("nmbr9")
         assert game is not None
-        action = game.bot_action(record.state, 0)
+        action = game.fast_bot_move(record.state, 0)
         state, _ = game.apply(record.state, 0, action)
         nxt = dataclasses.replace(record, state=state, version=1)
         entry = {"v": 1, "k": "act", "seat": 0, "action": action, "by": "bot"}
@@ -177,7 +177,7 @@ async def test_racing_processes_never_commit_the_same_version_twice(shared_url: 
                 if status["finished"]:
                     return
                 seat = status["to_act"][0]
-                action = game.bot_action(current.state, seat)
+                action = game.fast_bot_move(current.state, seat)
                 state, _ = game.apply(current.state, seat, action)
                 nxt = dataclasses.replace(current, state=state, version=current.version + 1)
                 entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "w": worker}

@@ -213,7 +213,7 @@ def test_the_deadline_plays_the_fast_level_for_every_seat_still_to_act() -> None
     state = table.record.state
     for commit in decision.commits:
         seat = commit.entry["seat"]
-        assert commit.entry["action"] == game.bot_move(state, seat, game.fast_bot_level)
+        assert commit.entry["action"] == game.fast_bot_move(state, seat)
         state = commit.record.state
     after = decision.commits[-1].record
     assert after.deadline_turn is not None and after.deadline_turn != turn
@@ -237,6 +237,32 @@ def test_a_bot_moves_only_when_its_seat_must_act() -> None:
     assert commit.entry["by"] == "bot" and commit.entry["seat"] == bot
     level = table.record.seats[bot].level
     assert commit.entry["action"] == game.bot_move(table.record.state, bot, level)
+
+
+def test_a_move_thought_off_the_loop_is_played_or_thought_again() -> None:
+    """A bot's move thought at some version (tables/thinking.py) is played when it is
+    still legal; refused after the table moved on, the bot thinks again (the seat is
+    in the effects); refused at the version it was thought for, it is logged."""
+    game = _game("brix")
+    table = committed(handle(waiting("brix"), AddBot(None, None), NOW))
+    table = committed(handle(table, Join("ann", None, None, "a"), NOW))
+    if 0 not in table.status["to_act"]:
+        human = table.status["to_act"][0]
+        move = game.legal_actions(table.record.state, human)[0]
+        table = committed(handle(table, Act(human, move), NOW))
+    version = table.record.version
+    thought = game.bot_move(table.record.state, 0, table.record.seats[0].level)
+    decision = handle(table, BotMove(0, thought, version), NOW)
+    assert decision.reply == {"applied": 1}
+    assert decision.commits[0].entry["action"] == thought
+
+    nonsense = {"type": "no such move"}
+    again = handle(table, BotMove(0, nonsense, version - 1), NOW)
+    assert again.reply == {"applied": 0} and again.warning is None
+    assert again.effects is not None and 0 in again.effects.bots
+    refused = handle(table, BotMove(0, nonsense, version), NOW)
+    assert refused.reply == {"applied": 0} and refused.effects is None
+    assert refused.warning is not None and "refused" in refused.warning
 
 
 def test_the_same_input_always_gives_the_same_decision() -> None:

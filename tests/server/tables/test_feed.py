@@ -34,7 +34,7 @@ def watched(record: TableRecord) -> tuple[TableFeed, Collector]:
 def first_move(feed: TableFeed) -> tuple[TableRecord, LogEntry, list[Event]]:
     """The commit of seat 0's bot move at the feed's table (not yet handed to it)."""
     record, game = feed.record, feed.game
-    state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
+    state, events = game.apply(record.state, 0, game.fast_bot_move(record.state, 0))
     return dataclasses.replace(record, state=state, version=1), {"v": 1, "k": "act"}, events
 
 
@@ -93,7 +93,7 @@ def bot_moves(feed: TableFeed, count: int) -> list[tuple[TableRecord, LogEntry, 
     """``count`` successive bot placements at the feed's 1-seat table, as commits."""
     record, game, commits = feed.record, feed.game, []
     for version in range(1, count + 1):
-        state, events = game.apply(record.state, 0, game.bot_action(record.state, 0))
+        state, events = game.apply(record.state, 0, game.fast_bot_move(record.state, 0))
         record = dataclasses.replace(record, state=state, version=version)
         commits.append((record, {"v": version, "k": "act"}, events))
     return commits

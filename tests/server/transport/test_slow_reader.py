@@ -115,7 +115,7 @@ async def test_slow_reader_gets_a_fresh_snapshot_instead_of_an_unbounded_queue()
         await actor.submit(Join("bo", None, None))
         for _ in range(20):
             for seat in (0, 1):
-                action = actor.game.bot_action(actor.record.state, seat)
+                action = actor.game.fast_bot_move(actor.record.state, seat)
                 await actor.submit(Act(seat, action))
                 assert len(slow._data) <= limits.outbound_queue + 1
         final_version = actor.record.version

@@ -107,7 +107,7 @@ def test_legal_placements_match_the_naive_oracle(seed: int, rounds: int, digit: 
     state = GAME.setup({"tournament": False}, 1, seed)
     for _ in range(rounds):
         actions = GAME.legal_actions(state, 0)
-        action = GAME.bot_action(state, 0) if chooser.random() < 0.6 else chooser.choice(actions)
+        action = GAME.fast_bot_move(state, 0) if chooser.random() < 0.6 else chooser.choice(actions)
         assert action in actions
         state, _ = GAME.apply(state, 0, action)
     tiles = state["players"][0]["tiles"]
@@ -133,7 +133,7 @@ def test_playouts_with_a_resignation(seed: int, resign_at: int) -> None:
             state, _ = GAME.apply(state, quitter, {"type": "resign"})
         else:
             seat = chooser.choice(to_act)
-            state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat))
+            state, _ = GAME.apply(state, seat, GAME.fast_bot_move(state, seat))
         step += 1
     result = final_result(GAME.status(state))
     other = 1 - quitter

@@ -445,7 +445,7 @@ def test_ties_share_the_win() -> None:
     state = fresh(2, seed=3)
     while not GAME.status(state)["finished"]:
         seat = GAME.status(state)["to_act"][0]
-        state, _ = GAME.apply(state, seat, GAME.bot_action(state, seat))
+        state, _ = GAME.apply(state, seat, GAME.fast_bot_move(state, seat))
     result = final_result(GAME.status(state))
     assert result["scores"][0] == result["scores"][1]  # same deck, same bot
     assert result["winners"] == [0, 1]

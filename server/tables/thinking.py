@@ -1,0 +1,86 @@
+"""Bot moves thought in worker processes, off the hub's event loop (docs/design.md
+"Bots think off the loop").
+
+A strong bot may think for a few hundred milliseconds (the 9-tower bot's two-card
+look-ahead).  On the event loop that would stall every socket and table of the process,
+and the loop watch would start refusing players' moves.  So a table's actor asks a
+:class:`Thinker` for the moves of every level but the game's fast one: the fast level is
+the deadline fallback, cheap by design, and stays on the loop where a 1,000-seat round
+needs it at once.
+
+Bots are pure functions of (state, seat), so a move is the same in whichever process it
+is computed; the actor applies it only if the table is still at the version it was
+thought for (core ``_bot``).  A worker that dies is replaced, and the move it was
+thinking is computed on the loop once, so a bot never stalls its table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Action, Game, State
+
+log = logging.getLogger("tablehub.bots")
+
+
+def default_workers() -> int:
+    """``TABLEHUB_BOT_WORKERS``, else half the CPUs (at least one)."""
+    given = os.environ.get("TABLEHUB_BOT_WORKERS")
+    if given is not None:
+        return max(0, int(given))
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def _move(game_id: str, level: str | None, state: State, seat: int) -> Action:
+    """In a worker: the move of ``game_id``'s bot of ``level``."""
+    game = get_game(game_id)
+    if game is None:
+        raise LookupError(game_id)
+    return game.bot_move(state, seat, level)
+
+
+class Thinker:
+    """Computes bot moves in up to ``workers`` processes (0: on the loop), started on
+    the first move that needs one."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def off_loop(self, game: Game, level: str | None) -> bool:
+        """Whether the move of this level is thought in a worker."""
+        return self.workers > 0 and level != game.fast_bot_level
+
+    async def move(self, game: Game, state: State, seat: int, level: str | None) -> Action:
+        """The bot's move; computed here when the level is the fast one, or the worker
+        died thinking it."""
+        if not self.off_loop(game, level):
+            return game.bot_move(state, seat, level)
+        if self._pool is None:
+            # spawn, not fork: a forked child would inherit the hub's sockets and loop
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        pool = self._pool
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                pool, _move, game.id, level, state, seat
+            )
+        except BrokenProcessPool:
+            log.error("a bot worker process died; starting another")
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            return game.bot_move(state, seat, level)
+
+    def close(self) -> None:
+        """Stop the workers (moves being thought are dropped; their tables re-arm bots
+        when they load again)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,86 @@
+"""Bot moves are thought in a worker process, off the event loop (tables/thinking.py):
+the same move as on the loop, the fast level stays on the loop, and a worker that dies
+costs no move."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tablehub.server.games import get_game
+from tablehub.server.games.base import Action, Game, State
+from tablehub.server.tables.thinking import Thinker
+
+
+def nmbr9() -> Game:
+    game = get_game("nmbr9")
+    assert game is not None
+    return game
+
+
+def mid_game(moves: int = 8) -> State:
+    game = nmbr9()
+    state = game.setup({}, 1, 7)
+    for _ in range(moves):
+        state, _ = game.apply(state, 0, game.fast_bot_move(state, 0))
+    return state
+
+
+@pytest.fixture
+async def thinker() -> AsyncIterator[Thinker]:
+    one = Thinker(1)
+    yield one
+    one.close()
+
+
+async def thought_with_ticks(
+    thinker: Thinker, state: State, level: str | None
+) -> tuple[Action, int]:
+    """The move, and how many loop turns ran while it was being thought."""
+    ticks = 0
+    loop = asyncio.get_running_loop()
+
+    def tick() -> None:
+        nonlocal ticks
+        ticks += 1
+        handle[0] = loop.call_soon(tick)
+
+    handle = [loop.call_soon(tick)]
+    try:
+        return await thinker.move(nmbr9(), state, 0, level), ticks
+    finally:
+        handle[0].cancel()
+
+
+async def test_a_strong_move_is_thought_while_the_loop_runs(thinker: Thinker) -> None:
+    state = mid_game()
+    move, ticks = await thought_with_ticks(thinker, state, "strong")
+    assert move == nmbr9().bot_move(state, 0, "strong"), "the same move as on the loop"
+    assert ticks > 0, "the loop ran other work meanwhile"
+
+
+async def test_the_fast_level_and_no_workers_think_on_the_loop(thinker: Thinker) -> None:
+    state = mid_game()
+    fast = nmbr9().fast_bot_level
+    move, ticks = await thought_with_ticks(thinker, state, fast)
+    assert move == nmbr9().fast_bot_move(state, 0) and ticks == 0
+    move, ticks = await thought_with_ticks(Thinker(0), state, "strong")
+    assert move == nmbr9().bot_move(state, 0, "strong") and ticks == 0
+
+
+async def test_a_worker_that_dies_costs_no_move(thinker: Thinker) -> None:
+    state = mid_game()
+    expected = nmbr9().bot_move(state, 0, "strong")
+    assert await thinker.move(nmbr9(), state, 0, "strong") == expected
+    pool = thinker._pool
+    assert pool is not None
+    for process in pool._processes.values():
+        assert process.pid is not None
+        os.kill(process.pid, signal.SIGKILL)
+    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "thought on the loop"
+    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "by a new worker"
+    assert thinker._pool is not None and thinker._pool is not pool
