@@ -28,6 +28,11 @@ from tablehub.server.games.base import Action, Game, State
 
 log = logging.getLogger("tablehub.bots")
 
+GIVE_UP_AFTER = 5
+"""Worker pools broken before bots think on the loop for good (a worker that cannot
+even start -- e.g. an embedding script without an ``if __name__ == "__main__"`` guard,
+which multiprocessing's spawn re-runs -- must not turn every move into a new process)."""
+
 
 def default_workers() -> int:
     """``TABLEHUB_BOT_WORKERS``, else half the CPUs (at least one)."""
@@ -52,6 +57,7 @@ class Thinker:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._broken = 0
 
     def off_loop(self, game: Game, level: str | None) -> bool:
         """Whether the move of this level is thought in a worker."""
@@ -72,7 +78,12 @@ class Thinker:
                 pool, _move, game.id, level, state, seat
             )
         except BrokenProcessPool:
-            log.error("a bot worker process died; starting another")
+            self._broken += 1
+            if self._broken >= GIVE_UP_AFTER:
+                self.workers = 0
+                log.error("bot worker processes keep dying: bots think on the event loop now")
+            else:
+                log.error("a bot worker process died; starting another")
             if self._pool is pool:
                 self._pool = None
             pool.shutdown(wait=False, cancel_futures=True)

@@ -13,7 +13,7 @@ import pytest
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
-from tablehub.server.tables.thinking import Thinker
+from tablehub.server.tables.thinking import GIVE_UP_AFTER, Thinker
 
 
 def nmbr9() -> Game:
@@ -76,11 +76,28 @@ async def test_a_worker_that_dies_costs_no_move(thinker: Thinker) -> None:
     state = mid_game()
     expected = nmbr9().bot_move(state, 0, "strong")
     assert await thinker.move(nmbr9(), state, 0, "strong") == expected
+    pool = kill_workers(thinker)
+    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "thought on the loop"
+    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "by a new worker"
+    assert thinker._pool is not None and thinker._pool is not pool
+
+
+async def test_workers_that_keep_dying_leave_bots_on_the_loop(thinker: Thinker) -> None:
+    state = mid_game()
+    expected = nmbr9().bot_move(state, 0, "strong")
+    for _ in range(GIVE_UP_AFTER):
+        assert thinker.off_loop(nmbr9(), "strong")
+        assert await thinker.move(nmbr9(), state, 0, "strong") == expected
+        kill_workers(thinker)
+        assert await thinker.move(nmbr9(), state, 0, "strong") == expected
+    assert not thinker.off_loop(nmbr9(), "strong")
+
+
+def kill_workers(thinker: Thinker) -> object:
+    """SIGKILL the worker processes of the thinker's pool; the pool."""
     pool = thinker._pool
     assert pool is not None
     for process in pool._processes.values():
         assert process.pid is not None
         os.kill(process.pid, signal.SIGKILL)
-    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "thought on the loop"
-    assert await thinker.move(nmbr9(), state, 0, "strong") == expected, "by a new worker"
-    assert thinker._pool is not None and thinker._pool is not pool
+    return pool
