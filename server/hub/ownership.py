@@ -149,7 +149,7 @@ class Ownership:
             }
         try:
             command = command_from_plain(data)
-            admit(self.watch, command)  # the owner runs late too: refused, not queued
+            admit((self.watch,), command)  # the owner runs late too: refused, not queued
             result = await actor.submit(command)
         except TableError as err:
             return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}

@@ -21,6 +21,7 @@ from tablehub.server.hub.ownership import Ownership
 from tablehub.server.hub.sweeper import Sweeper
 from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
+from tablehub.server.ops.sojourn import Sojourn
 from tablehub.server.store.base import Store
 from tablehub.server.tables.actor import Command
 from tablehub.server.tables.feed import Audience
@@ -46,6 +47,7 @@ class Hub:
         self.tasks = TaskRunner()
         # With leases, new tables are refused a quarter lease late, before leases suffer.
         self.watch = LoopWatch(self.bus.lease_ms / 4000 if self.bus.lease_ms else TABLES_LATE_S)
+        self.sojourn = Sojourn()
         # Mirror and ownership are built on the directory; it reaches them through these
         # hooks, which run only once tables load (after construction).
         self.directory = Directory(
@@ -82,6 +84,10 @@ class Hub:
     def live(self) -> dict[str, LiveTable]:
         """The tables served by this process, by id."""
         return self.directory.live
+
+    def busy(self) -> bool:
+        """Whether this process is refusing moves now (its loop late, or moves queued)."""
+        return self.watch.refuse_work() is not None or self.sojourn.refuse_work() is not None
 
     def refusing_tables(self) -> str | None:
         """Why new tables are refused now (running late, lease renewal failing), or None."""
@@ -157,8 +163,13 @@ class Hub:
         return self.directory.get(table_id)
 
     async def submit(self, table_id: str, command: Command) -> Any:
-        admit(self.watch, command)  # acts and legal are refused while the loop runs late
-        return await self.ownership.submit(table_id, command)
+        # acts and legal are refused while the loop runs late or moves queue
+        if not admit((self.watch, self.sojourn), command):
+            return await self.ownership.submit(table_id, command)
+        admitted = time.monotonic()
+        result = await self.ownership.submit(table_id, command)
+        self.sojourn.answered(time.monotonic() - admitted)
+        return result
 
     async def unused(self, table_id: str) -> bool:
         """Whether the table still exists and nobody has sat at it."""

@@ -22,10 +22,11 @@ class TaskRunner:
         self._group = await self._group_cm.__aenter__()
 
     async def stop(self) -> None:
-        """Wait for every task (the caller cancelled the long-running ones)."""
+        """Wait for every task (the caller cancelled the long-running ones); side tasks
+        asked for meanwhile (news from other processes still arriving) are not run."""
         if self._group_cm is not None:
-            await self._group_cm.__aexit__(None, None, None)
-            self._group_cm = self._group = None
+            group_cm, self._group_cm, self._group = self._group_cm, None, None
+            await group_cm.__aexit__(None, None, None)
 
     def run(self, start: Callable[[], Awaitable[Any]], name: str) -> asyncio.Task[None]:
         """A long-running task (a table's actor, a loop) of the started hub."""

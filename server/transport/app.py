@@ -77,8 +77,10 @@ def create_app(
     holders = SeatHolders()
     per_address: Counter[str] = Counter()
 
-    async def store_up() -> bool:
+    async def store_up() -> bool | None:
         up = await hub.store.reachable()
+        if not up and hub.busy():
+            return None  # a late answer from a hub refusing moves is no outage
         metrics.STORE_UP.set(int(up))
         return up
 
@@ -201,7 +203,7 @@ def create_app(
 
     async def healthz(request: Request) -> Response:
         shedding = hub.shedding
-        store_ok = await store_up()
+        store_ok = bool(await store_up())  # unknown while busy: not a hub to send players to
         return JSONResponse(
             {
                 "ok": True,
@@ -211,7 +213,7 @@ def create_app(
                 "cut_off": watch.cut_off,
                 "shedding": shedding is not None,
                 "why": shedding or "",
-                "refusing_moves": hub.watch.refuse_work() is not None,
+                "refusing_moves": hub.busy(),
                 "loop_lag_ms": round(hub.watch.lag_s * 1000),
             }
         )

@@ -41,7 +41,7 @@ class StoreWatch:
 
     def __init__(
         self,
-        reachable: Callable[[], Awaitable[bool]],
+        reachable: Callable[[], Awaitable[bool | None]],
         cut_off_after_s: float,
         peers: Sequence[str] = (),
         probe_every_s: float = 0.5,
@@ -58,9 +58,13 @@ class StoreWatch:
         """Whether the store has been unreachable for a lease at ``now``."""
         return self._down_since is not None and now - self._down_since >= self.cut_off_after_s
 
-    def observe(self, up: bool, now: float, store_elsewhere: bool = False) -> bool:
+    def observe(self, up: bool | None, now: float, store_elsewhere: bool = False) -> bool:
         """Take one probe's answer at ``now`` (monotonic seconds) and whether a peer
-        has the store; True exactly when this answer cuts the hub off."""
+        has the store; True exactly when this answer cuts the hub off.  ``None`` is a
+        probe that says nothing (it timed out while this hub was too busy to tell a
+        slow store from its own queues): it neither starts nor ends an outage."""
+        if up is None:
+            return False
         if up:
             if self.cut_off:
                 log.warning("the store answers again: taking players again")
@@ -84,7 +88,7 @@ class StoreWatch:
             up = await self._reachable()
             now = time.monotonic()
             elsewhere = False
-            if not up and not self.cut_off and self.lease_passed(now):
+            if up is False and not self.cut_off and self.lease_passed(now):
                 elsewhere = await asyncio.to_thread(store_elsewhere, self.peers)
             if self.observe(up, now, elsewhere):
                 on_cut_off()

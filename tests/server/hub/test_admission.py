@@ -19,7 +19,8 @@ import websockets
 from prometheus_client import REGISTRY
 
 from tablehub.clients.cli.connection import new_key
-from tablehub.server.ops.loopwatch import LoopWatch
+from tablehub.server.ops.loopwatch import LoopWatch, retry_ms_for
+from tablehub.server.ops.sojourn import INTERVAL_S, Sojourn
 from tests.conftest import RunningHub, start_hub, stop_hub
 
 SEED = 7
@@ -165,3 +166,27 @@ async def test_the_client_backs_off_and_its_move_is_played_once(hub: RunningHub)
     assert told and told[0].startswith("the server is busy: sending your move again in")
     assert hub.hub.live[table].record.version == 2
     await ann.close()
+
+
+async def test_a_hub_whose_moves_all_wait_refuses_moves_until_the_queue_drains(
+    hub: RunningHub,
+) -> None:
+    """The second signal (ops/sojourn.py): the loop is on time, but every move of the
+    last interval waited 600 ms for its answer -- a standing queue somewhere.  Moves are
+    refused (resign is not) until an interval passes with nothing answered."""
+    now = [1000.0]
+    sojourn = Sojourn(clock=lambda: now[0])
+    hub.hub.sojourn = sojourn
+    async with seated(hub) as (raw, table):
+        sojourn.answered(0.6)
+        now[0] += INTERVAL_S
+        refused = await raw.ask("act", table=table, action=FIRST_MOVE, key=new_key())
+        assert refused["t"] == "error" and refused["code"] == "overloaded", refused
+        assert refused["retry_ms"] == retry_ms_for(0.6)
+        assert (await hub.health())["refusing_moves"] is True
+        assert hub.hub.live[table].record.version == 1, "not played"
+
+        now[0] += INTERVAL_S  # everything refused: nothing answered in this interval
+        played = await raw.ask("act", table=table, action=FIRST_MOVE, key=new_key())
+        assert played["t"] == "ok" and played["version"] == 2, played
+        assert (await hub.health())["refusing_moves"] is False

@@ -70,6 +70,11 @@ def test_the_hub_is_cut_off_after_a_lease_without_the_store_and_back_when_it_ans
     assert not watch.observe(False, 20.0, True) and watch.cut_off, "cut off once, not per probe"
     assert not watch.observe(True, 21.0) and not watch.cut_off
     assert not watch.observe(False, 22.0, True), "the clock starts again from the next failure"
+    assert not watch.observe(None, 30.0, True) and not watch.cut_off, "a busy hub's says nothing"
+    assert watch.observe(False, 30.5, True), "nor ends the outage that began at 22.0"
+    assert not watch.observe(True, 31.0) and not watch.cut_off
+    assert not watch.observe(None, 40.0, True), "nor starts one"
+    assert not watch.observe(False, 41.0, True) and not watch.lease_passed(43.9)
 
 
 async def test_a_peer_counts_only_when_it_has_the_store_and_is_not_cut_off(
