@@ -9,9 +9,9 @@ wherever the table runs), CoDel-style: the *shortest* answer time over an interv
 :data:`INTERVAL_S`.  A single slow move (a GC pause, a busy table) does not raise the
 shortest; a standing queue does, because then every move waits.  While the last
 complete interval's shortest was over :data:`TARGET_S`, new moves are refused with
-``overloaded`` and a ``retry_ms`` (design.md "Overload").  An interval in which no move
-was answered (all refused) gives no verdict, so admission opens again and the next
-interval's moves show whether the queue has drained.
+``overloaded`` and a ``retry_ms`` of about that time (design.md "Overload").  An
+interval in which no move was answered (all refused) gives no verdict, so admission
+opens again and the next interval's moves show whether the queue has drained.
 """
 
 from __future__ import annotations
@@ -19,12 +19,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from tablehub.server.ops.loopwatch import retry_ms_for
-
-TARGET_S = 0.25
+TARGET_S = 0.5
 """A queue every move waits this long in is a standing one (the act->patch p99 target
-below saturation is tens of milliseconds)."""
-INTERVAL_S = 0.5
+below saturation is tens of milliseconds; a burst -- a thousand players sitting down
+at once -- may hold moves a few hundred)."""
+INTERVAL_S = 1.0
+RETRY_MIN_MS = 250
+
+
+def retry_ms_for_wait(shortest_s: float) -> int:
+    """The ``retry_ms`` of a move refused while moves wait ``shortest_s``: about the
+    time the queue needs to drain, since refusing stops it growing (clients double it
+    per retry and add jitter)."""
+    return max(RETRY_MIN_MS, round(shortest_s * 1000))
 
 
 class Sojourn:
@@ -53,7 +60,7 @@ class Sojourn:
         verdict = self._verdict
         if verdict is None or verdict <= self.target_s:
             return None
-        return retry_ms_for(verdict)
+        return retry_ms_for_wait(verdict)
 
     def _roll(self) -> None:
         now = self.clock()

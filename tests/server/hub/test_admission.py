@@ -19,8 +19,8 @@ import websockets
 from prometheus_client import REGISTRY
 
 from tablehub.clients.cli.connection import new_key
-from tablehub.server.ops.loopwatch import LoopWatch, retry_ms_for
-from tablehub.server.ops.sojourn import INTERVAL_S, Sojourn
+from tablehub.server.ops.loopwatch import LoopWatch
+from tablehub.server.ops.sojourn import INTERVAL_S, Sojourn, retry_ms_for_wait
 from tests.conftest import RunningHub, start_hub, stop_hub
 
 SEED = 7
@@ -182,7 +182,7 @@ async def test_a_hub_whose_moves_all_wait_refuses_moves_until_the_queue_drains(
         now[0] += INTERVAL_S
         refused = await raw.ask("act", table=table, action=FIRST_MOVE, key=new_key())
         assert refused["t"] == "error" and refused["code"] == "overloaded", refused
-        assert refused["retry_ms"] == retry_ms_for(0.6)
+        assert refused["retry_ms"] == retry_ms_for_wait(0.6) == 600
         assert (await hub.health())["refusing_moves"] is True
         assert hub.hub.live[table].record.version == 1, "not played"
 

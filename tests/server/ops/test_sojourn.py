@@ -4,8 +4,7 @@ interval answers nothing or answers quickly."""
 
 from __future__ import annotations
 
-from tablehub.server.ops.loopwatch import retry_ms_for
-from tablehub.server.ops.sojourn import Sojourn
+from tablehub.server.ops.sojourn import Sojourn, retry_ms_for_wait
 
 
 class Clock:
@@ -27,9 +26,9 @@ def test_a_standing_queue_refuses_moves_and_a_slow_move_does_not() -> None:
     for took in (0.6, 0.4, 0.8):  # every move waited
         sojourn.answered(took)
     clock.now += 0.5
-    assert sojourn.refuse_work() == retry_ms_for(0.4)
+    assert sojourn.refuse_work() == retry_ms_for_wait(0.4)
     clock.now += 0.2
-    assert sojourn.refuse_work() == retry_ms_for(0.4), "for the whole next interval"
+    assert sojourn.refuse_work() == retry_ms_for_wait(0.4), "for the whole next interval"
 
 
 def test_admission_opens_again_after_an_interval_with_nothing_answered() -> None:
