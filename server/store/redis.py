@@ -123,6 +123,9 @@ class RedisStore(Store):
         process_id = f"{os.uname().nodename}-{os.getpid()}-{secrets.token_hex(3)}"
         self._packed_process_id = pack(process_id)
         self.redis: Any = self._connect(address)
+        self._probe: Any = self._probe_client(address)
+        self._answered_at = float("-inf")
+        """When a group commit last came back from Redis (monotonic seconds)."""
         self.bus: RedisBus = self._make_bus(address, process_id)
         self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
         self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
@@ -141,6 +144,13 @@ class RedisStore(Store):
         )
         return aioredis.Redis(connection_pool=pool)
 
+    def _probe_client(self, address: str) -> Any:
+        """The reachability probe's client, with a connection of its own: on the shared
+        pool a probe would wait behind a busy hub's commits and read as an outage."""
+        return aioredis.Redis.from_url(
+            address, single_connection_client=True, socket_timeout=PROBE_TIMEOUT_S
+        )
+
     def _make_bus(self, address: str, process_id: str) -> RedisBus:
         return RedisBus(address, self.redis, process_id, self.durability)
 
@@ -152,11 +162,16 @@ class RedisStore(Store):
 
     async def close(self) -> None:
         await self.bus.close()
+        await self._probe.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
     async def reachable(self) -> bool:
+        """True when commits came back within the last probe timeout (a busy hub's
+        best evidence), else whether a ``PING`` on the probe's own connection does."""
+        if time.monotonic() - self._answered_at < PROBE_TIMEOUT_S:
+            return True
         try:
-            await asyncio.wait_for(self.redis.ping(), PROBE_TIMEOUT_S)
+            await asyncio.wait_for(self._probe.ping(), PROBE_TIMEOUT_S)
         except Exception:
             return False
         return True
@@ -269,6 +284,7 @@ class RedisStore(Store):
         except Exception as err:
             settle_commits([future for *_, future in batch], err)
             return
+        self._answered_at = time.monotonic()
         replicated = self.durability != "replica" or _replicated(results[-1])
         settle_commits([future for *_, future in batch], results[: len(batch)], replicated)
 

@@ -169,6 +169,9 @@ class RedisClusterStore(RedisStore):
         )
         return self.nodes.cluster
 
+    def _probe_client(self, address: str) -> Any:
+        return self.redis  # the cluster client (one_server is False: no evacuation)
+
     def _make_bus(self, address: str, process_id: str) -> RedisBus:
         return RedisClusterBus(address, self.redis, process_id, self.durability, self.nodes)
 

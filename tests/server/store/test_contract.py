@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from tablehub.loadtest.topology import free_port
 from tablehub.server.games import get_game
 from tablehub.server.store import Store, StoreError, VersionConflict, open_store
-from tablehub.server.store.redis import SNAPSHOT_EVERY
+from tablehub.server.store.redis import SNAPSHOT_EVERY, RedisStore
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 
 
@@ -229,4 +230,23 @@ async def test_commits_go_on_after_redis_forgot_its_scripts(redis_url: str) -> N
         assert [e["v"] for e in await store.log(record.table)] == [1, 2, 3]
     finally:
         await admin.aclose()
+        await store.close()
+
+
+async def test_commits_that_come_back_say_redis_is_up_whatever_the_probe_says(
+    redis_url: str,
+) -> None:
+    """A busy hub's ``PING`` may come back late; a group commit that just came back
+    is evidence enough (transport/evacuation.py must not send players away for it)."""
+    store = open_store(redis_url)
+    assert isinstance(store, RedisStore)
+    await store.start()
+    store._probe = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}")  # nobody there
+    try:
+        assert not await store.reachable(), "no commit yet, and the probe finds nobody"
+        record = new_record(unique("alive"))
+        await store.create(record)
+        await play(store, record, 1)
+        assert await store.reachable()
+    finally:
         await store.close()
