@@ -47,7 +47,7 @@ STORE_UP = Gauge(
 )
 SHED = Counter(
     "tablehub_shed_total",
-    "Requests (acts, legal, new tables) refused as overloaded while the event loop runs late",
+    "Requests (acts, legal, new tables) refused as overloaded (loop late, or moves queued)",
 )
 
 _CHILDREN: dict[tuple[int, str], Counter] = {}
