@@ -41,6 +41,11 @@ LOOP_LAG = Histogram(
     "How late the event loop ran a callback posted by the loop watch thread",
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
+BOT_THINK = Histogram(
+    "tablehub_bot_think_seconds",
+    "Bot moves thought in a worker process, from asking to the answer (queueing included)",
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
 LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or expired")
 STORE_UP = Gauge(
     "tablehub_store_up", "1 when the store (Redis) answered the last health probe, else 0"

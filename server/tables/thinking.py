@@ -20,9 +20,11 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from tablehub.server import metrics
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
 
@@ -68,6 +70,12 @@ class Thinker:
         died thinking it."""
         if not self.off_loop(game, level):
             return game.bot_move(state, seat, level)
+        asked = time.perf_counter()
+        action = await self._in_worker(game, state, seat, level)
+        metrics.BOT_THINK.observe(time.perf_counter() - asked)
+        return action
+
+    async def _in_worker(self, game: Game, state: State, seat: int, level: str | None) -> Action:
         if self._pool is None:
             # spawn, not fork: a forked child would inherit the hub's sockets and loop
             context = multiprocessing.get_context("spawn")
