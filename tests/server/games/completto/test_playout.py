@@ -142,7 +142,7 @@ def test_bot_games_finish_with_legal_deterministic_moves(seats: int) -> None:
         assert len(p.states[-1]["penalties"]) == 2
         for state, (seat, action) in zip(p.states, p.log, strict=False):
             assert action in GAME.legal_actions(state, seat)
-            assert GAME.bot_action(copy.deepcopy(state), seat) == action
+            assert GAME.fast_bot_move(copy.deepcopy(state), seat) == action
 
 
 def test_turn_counter_moves_exactly_when_a_new_turn_starts() -> None:
