@@ -20,6 +20,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -42,6 +43,22 @@ def default_workers() -> int:
     if given is not None:
         return max(0, int(given))
     return max(1, (os.cpu_count() or 2) // 2)
+
+
+PARENT_CHECK_S = 0.5
+
+
+def _exit_with(parent: int) -> None:
+    """In a worker, first thing: exit once the hub that started it is gone.  A hub
+    killed outright has no time to stop its workers, and a worker would wait for work
+    forever (it holds its own queue's write end), keeping the hub's stdout open."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="tablehub-bot-parent", daemon=True).start()
 
 
 def _move(game_id: str, level: str | None, state: State, seat: int) -> Action:
@@ -79,7 +96,9 @@ class Thinker:
         if self._pool is None:
             # spawn, not fork: a forked child would inherit the hub's sockets and loop
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),)
+            )
         pool = self._pool
         try:
             return await asyncio.get_running_loop().run_in_executor(

@@ -399,8 +399,10 @@ describe('the other games', () => {
     for (let left = 5; left >= 1; left--) {
       await page.waitForSelector('.cp-gap.target');
       const before = await page.$$eval('.cp-mine .cp-slot.up', (els) => els.length);
-      const gaps = await page.$$('.cp-gap.target');
-      await gaps[Math.floor(gaps.length / 2)].click(); // spread them out
+      // A locator, not an element handle: the bot's own insertions re-render the row
+      // while we click, and a locator finds the gap again.
+      const gaps = page.locator('.cp-gap.target');
+      await gaps.nth(Math.floor((await gaps.count()) / 2)).click(); // spread them out
       await page.waitForFunction((n) => document.querySelectorAll('.cp-mine .cp-slot.up').length === n + 1, before);
     }
     const row = await page.$$eval('.cp-mine .cp-slot', (els) => els.map((e) => e.dataset.n));
@@ -410,7 +412,8 @@ describe('the other games', () => {
     assert.deepEqual([...up].sort((x, y) => x - y), up, 'face-up numbers ascend');
     // Play: draw a face-down tile, then place it where it fits (or put it in the pool).
     await page.click('.cp-draw');
-    const next = await page.waitForSelector('.cp-mine .cp-slot.target, .cp-discard');
+    await page.waitForSelector('.cp-mine .cp-slot.target, .cp-discard');
+    const next = page.locator('.cp-mine .cp-slot.target, .cp-discard').first();
     await screenshot(page, 'completto-hand');
     const downBefore = await page.$$eval('.cp-mine .cp-slot.down', (els) => els.length);
     const placing = await next.evaluate((el) => el.classList.contains('cp-slot'));

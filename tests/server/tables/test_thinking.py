@@ -7,13 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
-from tablehub.server.tables.thinking import GIVE_UP_AFTER, Thinker
+from tablehub.server.tables.thinking import GIVE_UP_AFTER, PARENT_CHECK_S, Thinker
 
 
 def nmbr9() -> Game:
@@ -101,3 +105,45 @@ def kill_workers(thinker: Thinker) -> object:
         assert process.pid is not None
         os.kill(process.pid, signal.SIGKILL)
     return pool
+
+
+KILLED_HUB = """
+import asyncio, os, signal
+from tablehub.server.games import get_game
+from tablehub.server.tables.thinking import Thinker
+
+async def main():
+    thinker = Thinker(1)
+    game = get_game("nmbr9")
+    await thinker.move(game, game.setup({}, 1, 7), 0, "strong")
+    print(*[p.pid for p in thinker._pool._processes.values()], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if __name__ == "__main__":
+    asyncio.run(main())
+"""
+
+
+def test_the_workers_of_a_killed_hub_exit(tmp_path: Path) -> None:
+    """A hub killed outright (SIGKILL: no time to stop anything) leaves no bot worker
+    behind: an orphan would live on and hold the hub's stdout open."""
+    script, out = tmp_path / "killed_hub.py", tmp_path / "out"
+    script.write_text(KILLED_HUB)
+    with out.open("w") as stdout:  # a file, not a pipe an orphan would hold open
+        done = subprocess.run([sys.executable, str(script)], stdout=stdout, timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    (worker,) = [int(pid) for pid in out.read_text().split()]
+    deadline = time.monotonic() + 10 * PARENT_CHECK_S + 5
+    while alive(worker):
+        assert time.monotonic() < deadline, f"bot worker {worker} outlived its hub"
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (exited, not yet reaped by init) counts as gone
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ")[1][0] != "Z"
