@@ -387,9 +387,14 @@ export function createView(root, ctx) {
     return el;
   }
 
+  let cardShown = null; // what the card box shows: kept while a patch changes nothing there
   function renderCard() {
     if (me === null) return;
     const b = board();
+    // Another player's move must not replace the preview mid-drag (it holds the pointer).
+    const shown = `${b.finished}|${b.card}|${rot}|${b.round}`;
+    if (shown === cardShown) return;
+    cardShown = shown;
     replace(
       cardBox,
       h('div', { class: 'n9-card-digit', title: 'the current card' }, b.finished ? '–' : String(b.card)),
