@@ -85,9 +85,14 @@ class Hub:
         """The tables served by this process, by id."""
         return self.directory.live
 
+    @property
+    def overload(self) -> tuple[LoopWatch, Sojourn]:
+        """What refuses moves: the loop running late, or moves waiting in a queue."""
+        return (self.watch, self.sojourn)
+
     def busy(self) -> bool:
         """Whether this process is refusing moves now (its loop late, or moves queued)."""
-        return self.watch.refuse_work() is not None or self.sojourn.refuse_work() is not None
+        return any(signal.refuse_work() is not None for signal in self.overload)
 
     def refusing_tables(self) -> str | None:
         """Why new tables are refused now (running late, lease renewal failing), or None."""
@@ -164,7 +169,7 @@ class Hub:
 
     async def submit(self, table_id: str, command: Command) -> Any:
         # acts and legal are refused while the loop runs late or moves queue
-        if not admit((self.watch, self.sojourn), command):
+        if not admit(self.overload, command):
             return await self.ownership.submit(table_id, command)
         admitted = time.monotonic()
         result = await self.ownership.submit(table_id, command)

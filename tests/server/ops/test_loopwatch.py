@@ -5,8 +5,9 @@ lag, and it stops refusing once the loop catches up."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from prometheus_client import REGISTRY
 
@@ -38,6 +39,17 @@ async def more_probes(count: int) -> None:
     await until(lambda: probes() >= target)
 
 
+@contextlib.asynccontextmanager
+async def watching(tables_after_s: float) -> AsyncIterator[LoopWatch]:
+    """A loop watch on this test's loop, stopped at the end."""
+    watch = LoopWatch(tables_after_s=tables_after_s)
+    watch.start(asyncio.get_running_loop())
+    try:
+        yield watch
+    finally:
+        watch.stop()
+
+
 def test_the_retry_hint_grows_with_the_lag_within_bounds() -> None:
     assert retry_ms_for(0.0) == RETRY_MIN_MS
     assert retry_ms_for(0.2) == 800
@@ -46,35 +58,25 @@ def test_the_retry_hint_grows_with_the_lag_within_bounds() -> None:
 
 
 async def test_a_loop_on_time_refuses_nothing() -> None:
-    watch = LoopWatch(tables_after_s=0.2)
-    watch.start(asyncio.get_running_loop())
-    try:
+    async with watching(0.2) as watch:
         await more_probes(5)
         assert watch.refuse_work() is None
         assert watch.late is None
         assert watch.lag_s < ACT_LATE_S
-    finally:
-        watch.stop()
 
 
 async def test_a_short_pause_refuses_no_work() -> None:
-    watch = LoopWatch(tables_after_s=10)
-    watch.start(asyncio.get_running_loop())
-    try:
+    async with watching(10) as watch:
         await more_probes(3)
         end = time.monotonic() + 0.2  # a long GC pause: the loop's thread busy, no await
         while time.monotonic() < end:
             assert watch.refuse_work() is None
         await more_probes(3)
         assert watch.refuse_work() is None
-    finally:
-        watch.stop()
 
 
 async def test_a_late_loop_refuses_work_until_it_catches_up() -> None:
-    watch = LoopWatch(tables_after_s=0.2)
-    watch.start(asyncio.get_running_loop())
-    try:
+    async with watching(0.2) as watch:
         await more_probes(2)
         # Blocked (no await): the pending probe counts, so the watch says so meanwhile.
         give_up = time.monotonic() + 30
@@ -88,5 +90,3 @@ async def test_a_late_loop_refuses_work_until_it_catches_up() -> None:
         await until(lambda: watch.refuse_work() is None)
         assert watch.lag_s <= ACT_LATE_S
         assert watch.late is not None, "new tables stay refused for a while longer"
-    finally:
-        watch.stop()
