@@ -125,7 +125,8 @@ def main() -> None:
     parser.add_argument("--decks", type=int, default=500, help="9-tower decks per level")
     parser.add_argument("--duels", type=int, default=200, help="brix/completto games per pair")
     args = parser.parse_args()
-    bench_nmbr9(args.decks)
+    if args.decks > 0:  # --decks 0: the duels only
+        bench_nmbr9(args.decks)
     if args.duels > 0:  # --duels 0: the 9-tower table only
         for game_id in ("brix", "completto"):
             bench_duels(game_id, args.duels)

@@ -1,6 +1,7 @@
 """What the spawned hubs say about themselves at the end of a run, from ``/metrics``:
-leases they lost (issue 11: none should be, under load) and their longest garbage
-collector pause per generation (issue 12)."""
+leases they lost (issue 11: none should be, under load), where a commit's time went
+(waiting for its group to be sent, the group's round trip to Redis, the whole commit)
+and their longest garbage collector pause per generation (issue 12)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ TIMEOUT_S = 5.0
 
 
 def read(processes: list[Process]) -> dict[str, dict[str, Any]]:
-    """Per hub label: ``leases_lost`` and ``gc_pause_max_ms`` ({generation: ms}); a hub
-    whose ``/metrics`` could not be read is left out."""
+    """Per hub label: ``leases_lost``, ``commit_ms`` (see :func:`parse`) and
+    ``gc_pause_max_ms`` ({generation: ms}); a hub whose ``/metrics`` could not be read is
+    left out."""
     out: dict[str, dict[str, Any]] = {}
     for proc in processes:
         if proc.http is None:
@@ -31,12 +33,27 @@ def read(processes: list[Process]) -> dict[str, dict[str, Any]]:
 
 
 def parse(text: str) -> dict[str, Any]:
+    """``commit_ms`` holds the mean milliseconds of a commit (``commit``) and of a group
+    commit's phases (``queued``, ``redis``) that the hub measured, and ``commits`` their
+    count; it is empty for a hub that committed nothing (the memory store)."""
     leases_lost = 0.0
     pauses: dict[str, float] = {}
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name == "tablehub_leases_lost_total":
                 leases_lost = sample.value
             elif sample.name == "tablehub_gc_pause_max_seconds":
                 pauses[sample.labels["generation"]] = round(sample.value * 1000, 1)
-    return {"leases_lost": int(leases_lost), "gc_pause_max_ms": pauses}
+            elif sample.name.startswith(("tablehub_commit_seconds", "tablehub_commit_phase")):
+                what = sample.labels.get("phase", "commit")
+                if sample.name.endswith("_sum"):
+                    sums[what] = sample.value
+                elif sample.name.endswith("_count"):
+                    counts[what] = sample.value
+    commit_ms: dict[str, float] = {}
+    if counts.get("commit"):
+        commit_ms = {w: round(1000 * sums[w] / n, 1) for w, n in counts.items() if n}
+        commit_ms["commits"] = counts["commit"]
+    return {"leases_lost": int(leases_lost), "commit_ms": commit_ms, "gc_pause_max_ms": pauses}

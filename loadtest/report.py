@@ -609,9 +609,17 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
             longest = (
                 ", ".join(f"generation {g} {ms} ms" for g, ms in sorted(pauses.items())) or "none"
             )
+            commits = m.get("commit_ms") or {}
+            commit_text = (
+                f"{int(commits['commits'])} commits, mean {commits['commit']} ms each (a group"
+                f" waited {commits.get('queued', 0)} ms to be sent, Redis answered it in"
+                f" {commits.get('redis', 0)} ms); "
+                if commits
+                else ""
+            )
             lines.append(
                 f"- {label} (its /metrics at the end): leases lost {m['leases_lost']}; "
-                f"longest garbage-collector pause: {longest}"
+                f"{commit_text}longest garbage-collector pause: {longest}"
             )
         if run.get("idle"):
             i = run["idle"]

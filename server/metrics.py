@@ -18,10 +18,18 @@ ERRORS = Counter("tablehub_errors_total", "error replies by code", ["code"])
 SNAPSHOT_FALLBACKS = Counter(
     "tablehub_snapshot_fallbacks_total", "Outbound queue overflows replaced by a snapshot"
 )
+_COMMIT_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 COMMIT_LATENCY = Histogram(
     "tablehub_commit_seconds",
-    "Store commit latency",
-    buckets=(0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1),
+    "Store commit latency, from the table's request to its resumption",
+    buckets=_COMMIT_BUCKETS,
+)
+COMMIT_PHASE = Histogram(
+    "tablehub_commit_phase_seconds",
+    "Group commits by phase: 'queued' from the first commit's request to the send,"
+    " 'redis' from the send to the reply",
+    ["phase"],
+    buckets=_COMMIT_BUCKETS,
 )
 GC_PAUSE = Histogram(
     "tablehub_gc_pause_seconds",

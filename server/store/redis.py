@@ -113,6 +113,11 @@ SOCKET_TIMEOUT_S = 2.0
 PROBE_TIMEOUT_S = 1.0
 
 
+Commit = tuple[list[Any], list[Any], list[Any], "asyncio.Future[str]"]
+"""One commit of a group: the script's keys and arguments, the index updates beside it,
+and the future its table awaits."""
+
+
 class RedisStore(Store):
     index_shards = 1
     """Sorted sets the table listing and the deadline index are split into."""
@@ -128,8 +133,9 @@ class RedisStore(Store):
         """When a group commit last came back from Redis (monotonic seconds)."""
         self.bus: RedisBus = self._make_bus(address, process_id)
         self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
-        self._batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]] = []
+        self._batch: list[Commit] = []
         self._flush_scheduled = False
+        self._batch_started = 0.0
 
     def _connect(self, address: str) -> Any:
         # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
@@ -248,6 +254,7 @@ class RedisStore(Store):
         self._batch.append((keys, args, index_ops, future))
         if not self._flush_scheduled:
             self._flush_scheduled = True
+            self._batch_started = time.perf_counter()
             asyncio.get_running_loop().call_soon(self._flush_soon)
         started = time.perf_counter()
         result = await future
@@ -261,12 +268,16 @@ class RedisStore(Store):
     def _flush_soon(self) -> None:
         self._flush_scheduled = False
         batch, self._batch = self._batch, []
-        task = asyncio.get_running_loop().create_task(self._flush(batch))
+        task = asyncio.get_running_loop().create_task(self._flush(batch, self._batch_started))
         task.add_done_callback(lambda _: None)
 
-    async def _flush(
-        self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
-    ) -> None:
+    async def _flush(self, batch: list[Commit], started: float) -> None:
+        sent = time.perf_counter()
+        metrics.COMMIT_PHASE.labels("queued").observe(sent - started)
+        await self._commit_group(batch)
+        metrics.COMMIT_PHASE.labels("redis").observe(time.perf_counter() - sent)
+
+    async def _commit_group(self, batch: list[Commit]) -> None:
         """Group commit: every commit of this loop iteration in one pipeline (with
         ``replica`` durability ended by ``WAIT``, on the same connection).
 
@@ -288,9 +299,7 @@ class RedisStore(Store):
         replicated = self.durability != "replica" or _replicated(results[-1])
         settle_commits([future for *_, future in batch], results[: len(batch)], replicated)
 
-    async def _send_commits(
-        self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
-    ) -> list[Any]:
+    async def _send_commits(self, batch: list[Commit]) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for keys, args, _, _ in batch:
                 pipe.evalsha(self._commit_sha, len(keys), *keys, *args)

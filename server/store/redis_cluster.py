@@ -42,6 +42,7 @@ from tablehub.server.ops.cancelling import stopping
 from tablehub.server.store.redis import (
     _COMMIT,
     SOCKET_TIMEOUT_S,
+    Commit,
     RedisStore,
     settle_commits,
 )
@@ -180,9 +181,7 @@ class RedisClusterStore(RedisStore):
         await self.nodes.close()
         await self.redis.aclose()
 
-    async def _flush(
-        self, batch: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
-    ) -> None:
+    async def _commit_group(self, batch: list[Commit]) -> None:
         """Group commit: one pipeline per master (see the module's docstring)."""
         groups: dict[str, tuple[Any, list[int]]] = {}
         for index, (keys, *_) in enumerate(batch):
@@ -204,9 +203,7 @@ class RedisClusterStore(RedisStore):
         except Exception as err:  # the listing catches up with the table's next commit
             log.warning("redis cluster: index update failed: %s", err)
 
-    async def _flush_node(
-        self, node: Any, part: list[tuple[list[Any], list[Any], list[Any], asyncio.Future[str]]]
-    ) -> None:
+    async def _flush_node(self, node: Any, part: list[Commit]) -> None:
         def queue(pipe: Any) -> None:
             for keys, args, _, _ in part:
                 pipe.eval(_COMMIT_SHARDED, len(keys), *keys, *args)

@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 import jsonpatch
+import prometheus_client
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -237,11 +238,20 @@ def test_hub_metrics_give_lost_leases_and_the_longest_gc_pauses() -> None:
     registry = CollectorRegistry()
     lost = Counter("tablehub_leases_lost", "lost", registry=registry)
     pause = Gauge("tablehub_gc_pause_max_seconds", "longest", ["generation"], registry=registry)
+    commit = prometheus_client.Histogram("tablehub_commit_seconds", "commit", registry=registry)
+    phase = prometheus_client.Histogram(
+        "tablehub_commit_phase_seconds", "phase", ["phase"], registry=registry
+    )
     lost.inc(3)
     pause.labels("0").set(0.0123)
     pause.labels("2").set(0.25)
+    for seconds in (0.010, 0.030):
+        commit.observe(seconds)
+    phase.labels("queued").observe(0.004)
+    phase.labels("redis").observe(0.002)
     assert hubmetrics.parse(generate_latest(registry).decode()) == {
         "leases_lost": 3,
+        "commit_ms": {"commit": 20.0, "queued": 4.0, "redis": 2.0, "commits": 2},
         "gc_pause_max_ms": {"0": 12.3, "2": 250.0},
     }
 
@@ -254,4 +264,5 @@ def test_the_report_reads_a_spawned_hubs_metrics() -> None:
         target.stop()
     assert list(read) == ["hub"]
     assert read["hub"]["leases_lost"] == 0
+    assert read["hub"]["commit_ms"] == {}  # the memory store commits nothing to Redis
     assert set(read["hub"]["gc_pause_max_ms"]) <= {"0", "1", "2"}
