@@ -12,6 +12,7 @@ Coordination between processes is not the store's: each store carries the
 from __future__ import annotations
 
 import abc
+import asyncio
 
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.journal import StoreError, VersionConflict
@@ -48,10 +49,12 @@ class Store(abc.ABC):
         """The latest record of a table, or None."""
 
     @abc.abstractmethod
-    async def commit(
+    def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
-    ) -> None:
-        """Atomically store ``record`` (at ``expected_version + 1``) and append ``entry``."""
+    ) -> asyncio.Future[None]:
+        """Queue the atomic store of ``record`` (at ``expected_version + 1``) with
+        ``entry`` appended; the future of its outcome
+        (:meth:`tablehub.server.tables.journal.Journal.commit`)."""
 
     @abc.abstractmethod
     async def log(self, table: str) -> list[LogEntry]:

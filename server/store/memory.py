@@ -7,6 +7,7 @@ with is kept as the base of its history.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from tablehub.server.store.base import Store, StoreError, VersionConflict
@@ -38,18 +39,25 @@ class MemoryStore(Store):
         record = self._records.get(table)
         return None if record is None else dataclasses.replace(record)
 
-    async def commit(
+    def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
-    ) -> None:
+    ) -> asyncio.Future[None]:
+        """Stored at once: the future is settled when it is returned."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         current = self._records.get(record.table)
         if current is None:
-            raise StoreError(f"no table {record.table}")
-        if current.version != expected_version or record.version != expected_version + 1:
-            raise VersionConflict(
-                f"table {record.table} is at {current.version}, not {expected_version}"
+            future.set_exception(StoreError(f"no table {record.table}"))
+        elif current.version != expected_version or record.version != expected_version + 1:
+            future.set_exception(
+                VersionConflict(
+                    f"table {record.table} is at {current.version}, not {expected_version}"
+                )
             )
-        self._records[record.table] = dataclasses.replace(record)
-        self._logs[record.table].append(entry)
+        else:
+            self._records[record.table] = dataclasses.replace(record)
+            self._logs[record.table].append(entry)
+            future.set_result(None)
+        return future
 
     async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
         """Replayed from the table as created: cheap in process, bounded to recent versions."""

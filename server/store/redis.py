@@ -35,6 +35,7 @@ module keeps records, logs and the listing, and creates the bus beside itself.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import os
 import secrets
@@ -113,9 +114,17 @@ SOCKET_TIMEOUT_S = 2.0
 PROBE_TIMEOUT_S = 1.0
 
 
-Commit = tuple[list[Any], list[Any], list[Any], "asyncio.Future[str]"]
-"""One commit of a group: the script's keys and arguments, the index updates beside it,
-and the future its table awaits."""
+@dataclasses.dataclass(slots=True)
+class Commit:
+    """One commit of a group: the script's keys and arguments, the index updates beside
+    it, the future its table awaits and when it was queued (``perf_counter``)."""
+
+    table: str
+    keys: list[Any]
+    args: list[Any]
+    index_ops: list[Any]
+    future: asyncio.Future[None]
+    queued: float
 
 
 class RedisStore(Store):
@@ -222,9 +231,9 @@ class RedisStore(Store):
         record.act_keys = ActKeys.decoded(act_keys)
         return record
 
-    async def commit(
+    def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
-    ) -> None:
+    ) -> asyncio.Future[None]:
         t = record.table
         meta, packed_entry = pack(record.meta()), pack(entry)
         snapshot = b""
@@ -250,17 +259,14 @@ class RedisStore(Store):
             index_ops.append(("zadd", self._index("deadlines", t), {t: record.deadline}))
         else:
             index_ops.append(("zrem", self._index("deadlines", t), t))
-        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._batch.append((keys, args, index_ops, future))
+        loop = asyncio.get_running_loop()
+        commit = Commit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
+        self._batch.append(commit)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self._batch_started = time.perf_counter()
-            asyncio.get_running_loop().call_soon(self._flush_soon)
-        started = time.perf_counter()
-        result = await future
-        metrics.COMMIT_LATENCY.observe(time.perf_counter() - started)
-        if result != "ok":
-            raise VersionConflict(f"table {t}: commit refused ({result})")
+            self._batch_started = commit.queued
+            loop.call_soon(self._flush_soon)
+        return commit.future
 
     def _index(self, kind: str, table: str) -> str:
         return index_key(kind, table, self.index_shards)
@@ -293,18 +299,18 @@ class RedisStore(Store):
                 await self.redis.script_load(_COMMIT)
                 results = await self._send_commits(batch)
         except Exception as err:
-            settle_commits([future for *_, future in batch], err)
+            settle_commits(batch, err)
             return
         self._answered_at = time.monotonic()
         replicated = self.durability != "replica" or _replicated(results[-1])
-        settle_commits([future for *_, future in batch], results[: len(batch)], replicated)
+        settle_commits(batch, results[: len(batch)], replicated)
 
     async def _send_commits(self, batch: list[Commit]) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
-            for keys, args, _, _ in batch:
-                pipe.evalsha(self._commit_sha, len(keys), *keys, *args)
-            for _, _, ops, _ in batch:
-                for op, *op_args in ops:
+            for commit in batch:
+                pipe.evalsha(self._commit_sha, len(commit.keys), *commit.keys, *commit.args)
+            for commit in batch:
+                for op, *op_args in commit.index_ops:
                     getattr(pipe, op)(*op_args)
             if self.durability == "replica":
                 pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
@@ -388,20 +394,25 @@ def _replicated(wait_reply: Any) -> bool:
     return isinstance(wait_reply, int) and wait_reply >= 1
 
 
-def settle_commits(
-    futures: list[asyncio.Future[str]], results: Any, replicated: bool = True
-) -> None:
-    """Answer the commits of one group commit: each with the script's reply, or with
-    the pipeline's error (``results`` an exception) or its own.  A commit Redis stored
-    but no replica confirmed (``replicated`` false) is answered
-    :class:`StoreUnavailable`: its fate is unknown until the table is reloaded."""
-    for index, future in enumerate(futures):
+def settle_commits(batch: list[Commit], results: Any, replicated: bool = True) -> None:
+    """Answer the commits of one group commit: each with the script's reply (``ok``, or
+    :class:`VersionConflict` for a refusal), or with the pipeline's error (``results``
+    an exception) or its own.  A commit Redis stored but no replica confirmed
+    (``replicated`` false) is answered :class:`StoreUnavailable`: its fate is unknown
+    until the table is reloaded."""
+    now = time.perf_counter()
+    for index, commit in enumerate(batch):
+        future = commit.future
         if future.done():
             continue
+        metrics.COMMIT_LATENCY.observe(now - commit.queued)
         result = results if isinstance(results, BaseException) else results[index]
         if isinstance(result, BaseException):
             future.set_exception(store_error(result))
         elif not replicated and result == b"ok":
             future.set_exception(StoreUnavailable("no replica confirmed the commit in time"))
+        elif result != b"ok":
+            reply = result.decode() if isinstance(result, bytes) else str(result)
+            future.set_exception(VersionConflict(f"table {commit.table}: commit refused ({reply})"))
         else:
-            future.set_result(result.decode() if isinstance(result, bytes) else str(result))
+            future.set_result(None)

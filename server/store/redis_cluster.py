@@ -184,11 +184,11 @@ class RedisClusterStore(RedisStore):
     async def _commit_group(self, batch: list[Commit]) -> None:
         """Group commit: one pipeline per master (see the module's docstring)."""
         groups: dict[str, tuple[Any, list[int]]] = {}
-        for index, (keys, *_) in enumerate(batch):
+        for index, commit in enumerate(batch):
             try:
-                node = self.nodes.node_of(keys[0])
+                node = self.nodes.node_of(commit.keys[0])
             except Exception as err:
-                settle_commits([batch[index][3]], err)
+                settle_commits([commit], err)
                 continue
             groups.setdefault(node.name, (node, []))[1].append(index)
         await asyncio.gather(
@@ -196,8 +196,8 @@ class RedisClusterStore(RedisStore):
         )
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                for _, _, ops, _ in batch:
-                    for op, *op_args in ops:
+                for commit in batch:
+                    for op, *op_args in commit.index_ops:
                         getattr(pipe, op)(*op_args)
                 await pipe.execute()
         except Exception as err:  # the listing catches up with the table's next commit
@@ -205,16 +205,15 @@ class RedisClusterStore(RedisStore):
 
     async def _flush_node(self, node: Any, part: list[Commit]) -> None:
         def queue(pipe: Any) -> None:
-            for keys, args, _, _ in part:
-                pipe.eval(_COMMIT_SHARDED, len(keys), *keys, *args)
+            for commit in part:
+                pipe.eval(_COMMIT_SHARDED, len(commit.keys), *commit.keys, *commit.args)
 
-        futures = [future for *_, future in part]
         try:
             replies, replicated = await self.nodes.run(node, queue)
         except Exception as err:
-            settle_commits(futures, err)
+            settle_commits(part, err)
             return
-        settle_commits(futures, replies, replicated)
+        settle_commits(part, replies, replicated)
 
 
 class RedisClusterBus(RedisBus):

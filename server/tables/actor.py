@@ -2,12 +2,19 @@
 
 Theory of operation: every command for a table (join, add_bot, act, legal, a bot's
 move, a passed deadline) is put on the actor's bounded queue and handled by its single
-task, one at a time, so game code never sees concurrency.  What a command does is
-decided by the pure table core (:func:`tablehub.server.tables.core.handle`); the actor
-only executes the :class:`~tablehub.server.tables.core.Decision`:
+task, in order, so game code never sees concurrency.  What a command does is decided by
+the pure table core (:func:`tablehub.server.tables.core.handle`); the actor only executes
+the :class:`~tablehub.server.tables.core.Decision`.  The commands queued when the actor
+looks (up to ``BATCH_LIMIT``) are decided together, each on the table the ones before it
+leave, and all their commits are queued in the store at once -- one round trip to Redis
+for the lot, where committing them one by one would cost a round trip each (four seats
+of a 9-tower table placing the same card would wait for each other's).  Then, command by
+command in order:
 
-1. commit each new version to the store with the expected version -- only then is it
-   acknowledged (a refused commit means another process owns the table now);
+1. await each new version's commit (queued with the version before it as expected) --
+   only then is it acknowledged (a refused commit means another process owns the table
+   now: that command and the ones after it in the batch are refused, nothing of theirs
+   stored);
 2. hand each committed version, with its events and the game's status, to the
    ``on_commit`` hook (the hub's, which feeds the :class:`TableFeed`);
 3. resolve the command's future with the decision's reply or error -- right after the
@@ -30,7 +37,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tablehub.server.games.base import Event
@@ -53,7 +60,13 @@ from tablehub.server.tables.core import (
     handle,
 )
 from tablehub.server.tables.errors import TableError, unavailable
-from tablehub.server.tables.journal import Journal, StoreUnavailable, VersionConflict
+from tablehub.server.tables.idempotency import ActKeys
+from tablehub.server.tables.journal import (
+    Journal,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+)
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tablehub.server.tables.thinking import Thinker
 
@@ -72,8 +85,9 @@ __all__ = [
 log = logging.getLogger("tablehub.table")
 
 QUEUE_LIMIT = 4096
-YIELD_EVERY = 64
-"""Queued commands handled back to back before the actor lets the loop run others."""
+BATCH_LIMIT = 64
+"""Queued commands decided together, their commits sent to the store at once; after a
+full batch the actor lets the loop run others before the next."""
 CID_MEMORY = 1024
 RETRY_BUSY_MS = 500
 """The ``retry_ms`` of ``overloaded`` when a table's queue is full."""
@@ -149,22 +163,24 @@ class TableActor:
     async def run(self) -> None:
         """Handle commands until cancelled; arms bots and the deadline first."""
         self._arm(effects(self.table))
-        handled = 0
+        batch: list[Queued] = []
         try:
             while True:
-                handled += 1
-                if handled >= YIELD_EVERY:
-                    handled = 0
+                if len(batch) >= BATCH_LIMIT:
                     await asyncio.sleep(0)  # a long queue: let sockets and other tables run
-                command, future = await self.queue.get()
+                batch = [await self.queue.get()]
+                while len(batch) < BATCH_LIMIT and not self.queue.empty():
+                    batch.append(self.queue.get_nowait())
                 try:
-                    await self._handle(command, future)
-                except asyncio.CancelledError:  # stopped mid-command (its lease was lost)
-                    _resolve(future, exc=_moving())
+                    await self._handle(batch)
+                except asyncio.CancelledError:  # stopped mid-batch (its lease was lost)
+                    for _, future in batch:
+                        _resolve(future, exc=_moving())
                     raise
-                except Exception as err:  # a server bug: the table stays as it was
-                    log.exception("table %s: command %r failed", self.record.table, command)
-                    _resolve(future, exc=TableError("internal_error", str(err)[:200]))
+                except Exception as err:  # a server bug: the commands not answered yet fail
+                    log.exception("table %s: a batch of commands failed", self.record.table)
+                    for _, future in batch:
+                        _resolve(future, exc=TableError("internal_error", str(err)[:200]))
                 if self.lost:
                     return
         finally:
@@ -175,53 +191,105 @@ class TableActor:
             while not self.queue.empty():
                 _resolve(self.queue.get_nowait()[1], exc=_moving())
 
-    async def _handle(self, command: Command, future: asyncio.Future[Any]) -> None:
-        if isinstance(command, BotMove):
-            self._pending_bots.discard(command.seat)
-        if isinstance(command, Act) and command.cid in self._done_cids:
-            _resolve(future, {"version": self._done_cids[command.cid]})
-            return
-        decision = handle(self.table, command, self.clock_ms())
-        if decision.warning is not None:
-            log.error("table %s: %s", self.record.table, decision.warning)
-        try:
-            executed = await self._execute(decision)
-        except StoreUnavailable:
-            # Stored or not, nobody knows until the table is read back: stop here too.
-            self.lost = True
-            _resolve(future, exc=unavailable())
-            return
-        if not executed:
-            _resolve(
-                future,
-                exc=TableError(
-                    "overloaded", "the table moved to another server; try again", RETRY_MOVING_MS
-                ),
-            )
-            return
-        if isinstance(command, Act) and command.cid is not None and decision.reply is not None:
-            self.remember_cids([{"cid": command.cid, "v": decision.reply["version"]}])
-        if decision.act_keys is not None:  # a keyed act's settled refusal, remembered
-            record = dataclasses.replace(self.record, act_keys=decision.act_keys)
-            self.table = Table(record, self.table.status)
-        _resolve(future, decision.reply, decision.error)
+    async def _handle(self, batch: list[Queued]) -> None:
+        """Decide every queued command in order, each on the table the ones before it
+        leave (:func:`_decide`); queue all their commits at once, so that they reach the
+        store together; then settle the commands in order as their commits come back.
 
-    async def _execute(self, decision: Decision) -> bool:
-        """Store and announce the decision's commits, then apply its effects; False when
-        a commit was refused for a stale epoch (the table is lost)."""
+        A refused or failed commit ends the batch: the commands after it get the same
+        answer (their commits, each expecting the version before it, are refused)."""
+        staged = self._decide(batch)
+        commits: list[asyncio.Future[None]] = []
+        expected = self.record.version
+        for step in staged:
+            for commit in step.decision.commits:
+                commits.append(self.store.commit(commit.record, commit.entry, expected, self.epoch))
+                expected = commit.record.version
+        pending = iter(commits)
+        failure: TableError | None = None
+        for step in staged:
+            if failure is None:
+                failure = await self._settle(step, pending)
+            if failure is not None:
+                _resolve(step.future, exc=failure)
+        for rest in pending:  # after a failure: refused too, nobody else awaits them
+            rest.add_done_callback(_retrieved)
+
+    def _decide(self, batch: list[Queued]) -> list[_Step]:
+        """Each command's decision on the table as the commands before it leave it."""
+        staged: list[_Step] = []
+        table = self.table
+        now = self.clock_ms()
+        staged_cids: dict[str, _Step] = {}
+        for command, future in batch:
+            if isinstance(command, BotMove):
+                self._pending_bots.discard(command.seat)
+            cid = command.cid if isinstance(command, Act) else None
+            if cid is not None and cid in self._done_cids:
+                _resolve(future, {"version": self._done_cids[cid]})
+                continue
+            if cid is not None and cid in staged_cids:  # the same forwarded act again
+                staged.append(_Step(command, future, Decision(), same_as=staged_cids[cid]))
+                continue
+            try:
+                decision = handle(table, command, now)
+            except Exception as err:  # a server bug: the table stays as it was
+                log.exception("table %s: command %r failed", self.record.table, command)
+                _resolve(future, exc=TableError("internal_error", str(err)[:200]))
+                continue
+            if decision.warning is not None:
+                log.error("table %s: %s", self.record.table, decision.warning)
+            if decision.commits:
+                table = decision.commits[-1].table
+            if decision.act_keys is not None:  # a keyed act's settled refusal, remembered
+                table = _with_act_keys(table, decision.act_keys)
+            step = _Step(command, future, decision)
+            staged.append(step)
+            if cid is not None:
+                staged_cids[cid] = step
+        return staged
+
+    async def _settle(
+        self, step: _Step, commits: Iterator[asyncio.Future[None]]
+    ) -> TableError | None:
+        """Await the step's commits (already queued), announce each, then answer its
+        command; the answer for it and the commands after it when a commit failed."""
+        decision = step.decision
         for commit in decision.commits:
             try:
-                await self.store.commit(
-                    commit.record, commit.entry, self.record.version, self.epoch
-                )
-            except VersionConflict:
+                await next(commits)
+            except VersionConflict:  # another process owns the table now
                 self.lost = True
-                return False
+                return _moving()
+            except StoreUnavailable:  # stored or not, nobody knows until it is read back
+                self.lost = True
+                return unavailable()
+            except StoreError as err:  # refused, nothing stored: the table stays as it was
+                log.error("table %s: commit failed: %s", self.record.table, err)
+                return TableError("internal_error", str(err)[:200])
             self.table = commit.table
-            self.on_commit(commit.record, commit.entry, commit.events, commit.status)
+            try:
+                self.on_commit(commit.record, commit.entry, commit.events, commit.status)
+            except Exception:  # a server bug in the feed: the commit stands
+                log.exception("table %s: announcing a commit failed", self.record.table)
         if decision.effects is not None:
             self._arm(decision.effects)
-        return True
+        command = step.command
+        if isinstance(command, Act) and command.cid is not None and decision.reply is not None:
+            self.remember_cids([{"cid": command.cid, "v": decision.reply["version"]}])
+        if decision.act_keys is not None:
+            self.table = _with_act_keys(self.table, decision.act_keys)
+        if step.same_as is not None:  # answered as its first copy was
+            first = step.same_as.future
+            if first.cancelled():
+                _resolve(step.future, exc=_moving())
+            elif isinstance(error := first.exception(), Exception):
+                _resolve(step.future, exc=error)
+            else:
+                _resolve(step.future, first.result())
+        else:
+            _resolve(step.future, decision.reply, decision.error)
+        return None
 
     def _arm(self, wanted: Effects) -> None:
         """Arm the turn deadline (or none) and queue moves for bots not yet queued."""
@@ -275,6 +343,27 @@ class TableActor:
                 log.warning("table %s: %r not done: %s", table, command, done.exception())
 
         self.submit(command).add_done_callback(refused)
+
+
+@dataclasses.dataclass(slots=True)
+class _Step:
+    """One command of a batch, decided, waiting for its commits."""
+
+    command: Command
+    future: asyncio.Future[Any]
+    decision: Decision
+    same_as: _Step | None = None
+    """For a forwarded act queued twice in one batch: its first copy, whose answer it gets."""
+
+
+def _with_act_keys(table: Table, act_keys: ActKeys) -> Table:
+    return Table(dataclasses.replace(table.record, act_keys=act_keys), table.status)
+
+
+def _retrieved(future: asyncio.Future[None]) -> None:
+    """Mark a refused commit's error as seen (its command was answered already)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _moving() -> TableError:

@@ -6,6 +6,7 @@ port only, so ``store`` imports ``tables`` and never the other way round.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 from tablehub.server.tables.record import LogEntry, TableRecord
@@ -26,10 +27,16 @@ class StoreUnavailable(StoreError):
 
 
 class Journal(Protocol):
-    async def commit(
+    def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
-    ) -> None:
-        """Atomically store ``record`` (at ``expected_version + 1``) and append ``entry``;
-        :class:`VersionConflict` (and nothing changed) when the table is not at
-        ``expected_version`` or ``epoch`` is no longer the table's ownership epoch."""
+    ) -> asyncio.Future[None]:
+        """Queue the atomic store of ``record`` (at ``expected_version + 1``) with
+        ``entry`` appended, and return the future of its outcome: None once stored,
+        :class:`VersionConflict` (nothing changed) when the table is not at
+        ``expected_version`` or ``epoch`` is no longer the table's ownership epoch.
+
+        The commit is queued by the call itself, before anything is awaited: commits
+        queued one after another are stored in that order and may reach the store
+        together, so a table can have several versions in flight, each expecting the
+        one before it."""
         ...

@@ -14,7 +14,7 @@ from tablehub.loadtest.topology import free_port
 from tablehub.server.games import get_game
 from tablehub.server.store import Store, StoreError, VersionConflict, open_store
 from tablehub.server.store.redis import SNAPSHOT_EVERY, RedisStore
-from tablehub.server.tables.record import Seat, TableRecord, TableStatus
+from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 
 @pytest.fixture(params=["redis", "redis-cluster"])
@@ -63,19 +63,29 @@ def unique(name: str) -> str:
     return f"{name}-{secrets.token_hex(4)}"
 
 
-async def play(
-    store: Store, record: TableRecord, moves: int, seen: list[TableRecord] | None = None
-) -> TableRecord:
-    """Commit ``moves`` bot placements, alternating seats that must act."""
+def successors(record: TableRecord, moves: int) -> list[tuple[TableRecord, LogEntry]]:
+    """``moves`` bot placements after ``record``, alternating seats that must act: each
+    next record with its log entry (nothing stored)."""
     game = get_game(record.game)
     assert game is not None
+    out = []
     for _ in range(moves):
         seat = game.status(record.state)["to_act"][0]
         action = game.fast_bot_move(record.state, seat)
         state, _ = game.apply(record.state, seat, action)
         nxt = dataclasses.replace(record, state=state, version=record.version + 1)
-        entry = {"v": nxt.version, "k": "act", "seat": seat, "action": action, "by": "bot"}
-        entry.update(st=str(nxt.status), dl=nxt.deadline)
+        entry: LogEntry = {"v": nxt.version, "k": "act", "seat": seat, "action": action}
+        entry.update(by="bot", st=str(nxt.status), dl=nxt.deadline)
+        out.append((nxt, entry))
+        record = nxt
+    return out
+
+
+async def play(
+    store: Store, record: TableRecord, moves: int, seen: list[TableRecord] | None = None
+) -> TableRecord:
+    """Commit ``moves`` bot placements, one after another."""
+    for nxt, entry in successors(record, moves):
         await store.commit(nxt, entry, record.version)
         record = nxt
         if seen is not None:
@@ -117,6 +127,37 @@ async def test_a_commit_at_the_wrong_version_is_refused_and_changes_nothing(stor
     loaded = await store.load(record.table)
     assert loaded is not None and loaded.version == 1 and loaded.state == one.state
     assert len(await store.log(record.table)) == 1
+
+
+async def test_commits_queued_back_to_back_are_stored_in_order(store: Store) -> None:
+    record = new_record(unique("queued"))
+    await store.create(record)
+    steps = successors(record, 3)
+    queued, before = [], record.version
+    for nxt, entry in steps:  # all queued before any is awaited: one group commit on Redis
+        queued.append(store.commit(nxt, entry, before))
+        before = nxt.version
+    await asyncio.gather(*queued)
+
+    loaded = await store.load(record.table)
+    assert loaded is not None and loaded.version == 3 and loaded.state == steps[-1][0].state
+    assert [e["v"] for e in await store.log(record.table)] == [1, 2, 3]
+
+
+async def test_a_refused_commit_refuses_those_queued_after_it(store: Store) -> None:
+    record = new_record(unique("refused"))
+    await store.create(record)
+    (one, e1), (two, e2), (three, e3) = successors(record, 3)
+    first = store.commit(one, e1, 0)
+    second = store.commit(two, e2, 0)  # expects version 0 again: refused
+    third = store.commit(three, e3, 2)  # follows the refused one: refused too
+    outcomes = await asyncio.gather(first, second, third, return_exceptions=True)
+
+    assert outcomes[0] is None
+    assert isinstance(outcomes[1], VersionConflict) and isinstance(outcomes[2], VersionConflict)
+    loaded = await store.load(record.table)
+    assert loaded is not None and loaded.version == 1 and loaded.state == one.state
+    assert [e["v"] for e in await store.log(record.table)] == [1]
 
 
 async def test_delete_forgets_the_table(store: Store) -> None:

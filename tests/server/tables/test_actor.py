@@ -16,6 +16,7 @@ from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import Act, Join, TableActor
 from tablehub.server.tables.core import AddBot, Legal, handle
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.journal import VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tests.server.tables.test_core import NOW, committed, seated, waiting
 
@@ -136,3 +137,94 @@ async def test_a_passed_deadline_plays_for_every_seat_still_to_act(start: Any) -
         (2, "deadline"),
     ]
     assert actor.record.deadline_turn != turn and actor.record.deadline == NOW + 1000
+
+
+class HeldStore:
+    """A memory store whose commits wait until the test lets them through: shows what
+    the actor queued before it awaited anything.  ``refuse`` makes the commit at that
+    position (0-based, in queue order) come back refused, as a lost lease would."""
+
+    def __init__(self, store: MemoryStore, refuse: int | None = None) -> None:
+        self.store = store
+        self.refuse = refuse
+        self.held: list[tuple[TableRecord, LogEntry, int, asyncio.Future[None]]] = []
+        self.queued = asyncio.Event()
+
+    def commit(
+        self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
+    ) -> asyncio.Future[None]:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.held.append((record, entry, expected_version, future))
+        self.queued.set()
+        return future
+
+    async def wait_for(self, count: int) -> None:
+        while len(self.held) < count:
+            self.queued.clear()
+            await self.queued.wait()
+
+    async def release(self) -> None:
+        for index, (record, entry, expected, future) in enumerate(self.held):
+            if index == self.refuse:
+                expected = -1  # not the table's version: refused, nothing stored
+            try:
+                await self.store.commit(record, entry, expected)
+            except VersionConflict as err:
+                future.set_exception(err)
+            else:
+                future.set_result(None)
+
+
+async def four_seats_placing_one_card(refuse: int | None = None) -> Any:
+    """A 9-tower table of four people, each of whom sent a placement of the same card
+    before the actor looked: (actor, hook, held store, the four acts' futures)."""
+    record = seated("nmbr9", 4).record
+    memory = MemoryStore()
+    await memory.create(record)
+    held, hook = HeldStore(memory, refuse), Hook()
+    actor = TableActor(record, cast(Any, held), hook, lambda: NOW)
+    game = actor.game
+    acts = [actor.submit(Act(s, game.legal_actions(record.state, s)[0])) for s in range(4)]
+    return actor, hook, held, acts
+
+
+async def test_commands_queued_together_have_their_commits_sent_together() -> None:
+    actor, hook, held, acts = await four_seats_placing_one_card()
+    version = actor.record.version
+    task = asyncio.get_running_loop().create_task(actor.run())
+    try:
+        await held.wait_for(4)
+
+        assert [expected for _, _, expected, _ in held.held] == [version + i for i in range(4)]
+        assert not any(act.done() for act in acts), "nobody is answered before the store"
+        assert hook.commits == []
+        await held.release()
+        replies = await asyncio.gather(*acts)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    assert replies == [{"version": version + i} for i in range(1, 5)]
+    assert [record.version for record, *_ in hook.commits] == [version + i for i in range(1, 5)]
+    assert actor.record == hook.commits[-1][0]
+    stored = await held.store.load(actor.record.table)
+    assert stored is not None and stored.version == version + 4
+
+
+async def test_a_refused_commit_refuses_the_commands_queued_after_it() -> None:
+    actor, hook, held, acts = await four_seats_placing_one_card(refuse=1)
+    version = actor.record.version
+    task = asyncio.get_running_loop().create_task(actor.run())
+    await held.wait_for(4)
+    await held.release()
+    outcomes = await asyncio.gather(*acts, return_exceptions=True)
+    await task  # the table is lost: the actor ends
+
+    assert outcomes[0] == {"version": version + 1}
+    for refused in outcomes[1:]:
+        assert isinstance(refused, TableError) and refused.code == "overloaded"
+        assert refused.retry_ms
+    assert actor.lost and actor.record.version == version + 1
+    assert [record.version for record, *_ in hook.commits] == [version + 1]
+    stored = await held.store.load(actor.record.table)
+    assert stored is not None and stored.version == version + 1
