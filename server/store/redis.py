@@ -26,7 +26,9 @@ the caller's epoch, stores meta and log entry (and a state snapshot every
 ``SNAPSHOT_EVERY`` versions and at the end), bumps the version and publishes the
 commit -- all or nothing.  The current state is the snapshot plus the log after it.
 Commits from many tables are sent together: all commits requested during one loop
-iteration go out in one pipeline (group commit).
+iteration go out in one write on a connection of their own, the commit link
+(``redis_link.py``), whose replies settle them inside the loop's read callback (group
+commit).  Everything else goes through redis-py.
 
 Ownership, forwarding, fan-out and presence are the bus's (``redis_bus.py``); this
 module keeps records, logs and the listing, and creates the bus beside itself.
@@ -40,6 +42,7 @@ import hashlib
 import os
 import secrets
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -58,6 +61,7 @@ from tablehub.server.store.redis_keys import (
     translated,
     unpack,
 )
+from tablehub.server.store.redis_link import Command, CommitLink, Replies
 from tablehub.server.tables.idempotency import ActKeys
 from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
@@ -122,7 +126,7 @@ class Commit:
     table: str
     keys: list[Any]
     args: list[Any]
-    index_ops: list[Any]
+    index_ops: list[Command]
     future: asyncio.Future[None]
     queued: float
 
@@ -145,6 +149,9 @@ class RedisStore(Store):
         self._batch: list[Commit] = []
         self._flush_scheduled = False
         self._batch_started = 0.0
+        self._link = CommitLink(address, SOCKET_TIMEOUT_S)
+        self._connecting: asyncio.Future[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def _connect(self, address: str) -> Any:
         # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
@@ -173,10 +180,17 @@ class RedisStore(Store):
 
     async def start(self) -> None:
         await self.redis.ping()
+        await self._open_commit_link()
         await self.bus.start()
+
+    async def _open_commit_link(self) -> None:
+        await self._link.connect()
 
     async def close(self) -> None:
         await self.bus.close()
+        self._link.close()
+        for task in self._tasks:
+            task.cancel()
         await self._probe.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
@@ -254,11 +268,11 @@ class RedisStore(Store):
             entry.get("seat", 0),
             seat_keys,
         ]
-        index_ops: list[Any] = [("zadd", self._index("tables", t), {t: record.updated_ms})]
+        index_ops: list[Command] = [("ZADD", self._index("tables", t), record.updated_ms, t)]
         if record.deadline is not None:
-            index_ops.append(("zadd", self._index("deadlines", t), {t: record.deadline}))
+            index_ops.append(("ZADD", self._index("deadlines", t), record.deadline, t))
         else:
-            index_ops.append(("zrem", self._index("deadlines", t), t))
+            index_ops.append(("ZREM", self._index("deadlines", t), t))
         loop = asyncio.get_running_loop()
         commit = Commit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
         self._batch.append(commit)
@@ -274,48 +288,72 @@ class RedisStore(Store):
     def _flush_soon(self) -> None:
         self._flush_scheduled = False
         batch, self._batch = self._batch, []
-        task = asyncio.get_running_loop().create_task(self._flush(batch, self._batch_started))
-        task.add_done_callback(lambda _: None)
+        metrics.COMMIT_PHASE.labels("queued").observe(time.perf_counter() - self._batch_started)
+        self._dispatch(batch)
 
-    async def _flush(self, batch: list[Commit], started: float) -> None:
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _dispatch(self, batch: list[Commit], retried: bool = False) -> None:
+        """Group commit: every commit of this loop iteration in one write on the commit
+        link (``redis_link.py``), right now; its replies settle the commits as they
+        arrive.  When the link is down it is opened again first (in a task).
+
+        The script goes by its SHA (``EVALSHA``).  A Redis without the script in its
+        cache (restarted, or a promoted replica) answers ``NOSCRIPT`` without running
+        anything; the script is then loaded and the group sent again -- the index
+        updates beside the commits are idempotent."""
+        if self._link.ready:
+            self._send_group(batch, retried)
+        else:
+            self._spawn(self._reconnect_then_send(batch, retried))
+
+    def _send_group(self, batch: list[Commit], retried: bool) -> None:
+        commands: list[Command] = [
+            ("EVALSHA", self._commit_sha, len(c.keys), *c.keys, *c.args) for c in batch
+        ]
+        commands.extend(op for commit in batch for op in commit.index_ops)
+        if self.durability == "replica":  # on the same connection, after the commits
+            commands.append(("WAIT", 1, REPLICA_WAIT_MS))
         sent = time.perf_counter()
-        metrics.COMMIT_PHASE.labels("queued").observe(sent - started)
-        await self._commit_group(batch)
+
+        def answered(replies: Replies) -> None:
+            self._answered(batch, replies, sent, retried)
+
+        self._link.send(commands, answered)
+
+    def _answered(self, batch: list[Commit], replies: Replies, sent: float, retried: bool) -> None:
+        if isinstance(replies, BaseException):
+            settle_commits(batch, replies)
+            return
+        results = replies[: len(batch)]
+        if not retried and any(isinstance(r, NoScriptError) for r in results):
+            self._spawn(self._load_script_then_send(batch))
+            return
+        self._answered_at = time.monotonic()
         metrics.COMMIT_PHASE.labels("redis").observe(time.perf_counter() - sent)
+        replicated = self.durability != "replica" or _replicated(replies[-1])
+        settle_commits(batch, results, replicated)
 
-    async def _commit_group(self, batch: list[Commit]) -> None:
-        """Group commit: every commit of this loop iteration in one pipeline (with
-        ``replica`` durability ended by ``WAIT``, on the same connection).
-
-        The script goes by its SHA (``EVALSHA``): one round trip.  (redis-py's
-        registered scripts ask ``SCRIPT EXISTS`` before every pipeline: a second round
-        trip per group commit.)  A Redis without the script in its cache (restarted,
-        or a promoted replica) answers ``NOSCRIPT`` without running anything; the
-        script is then loaded and the group sent again -- the index updates beside the
-        commits are idempotent."""
+    async def _reconnect_then_send(self, batch: list[Commit], retried: bool) -> None:
         try:
-            results = await self._send_commits(batch)
-            if any(isinstance(r, NoScriptError) for r in results[: len(batch)]):
-                await self.redis.script_load(_COMMIT)
-                results = await self._send_commits(batch)
+            if self._connecting is None or self._connecting.done():
+                self._connecting = asyncio.ensure_future(self._link.connect())
+            await asyncio.shield(self._connecting)  # one reconnect for every group waiting
         except Exception as err:
             settle_commits(batch, err)
             return
-        self._answered_at = time.monotonic()
-        replicated = self.durability != "replica" or _replicated(results[-1])
-        settle_commits(batch, results[: len(batch)], replicated)
+        self._send_group(batch, retried)
 
-    async def _send_commits(self, batch: list[Commit]) -> list[Any]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for commit in batch:
-                pipe.evalsha(self._commit_sha, len(commit.keys), *commit.keys, *commit.args)
-            for commit in batch:
-                for op, *op_args in commit.index_ops:
-                    getattr(pipe, op)(*op_args)
-            if self.durability == "replica":
-                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS)
-            results: list[Any] = await pipe.execute(raise_on_error=False)
-        return results
+    async def _load_script_then_send(self, batch: list[Commit]) -> None:
+        try:
+            await self.redis.script_load(_COMMIT)
+        except Exception as err:
+            settle_commits(batch, err)
+            return
+        self._dispatch(batch, retried=True)
 
     @translated
     async def log(self, table: str) -> list[LogEntry]:
@@ -396,7 +434,7 @@ def _replicated(wait_reply: Any) -> bool:
 
 def settle_commits(batch: list[Commit], results: Any, replicated: bool = True) -> None:
     """Answer the commits of one group commit: each with the script's reply (``ok``, or
-    :class:`VersionConflict` for a refusal), or with the pipeline's error (``results``
+    :class:`VersionConflict` for a refusal), or with the group's error (``results``
     an exception) or its own.  A commit Redis stored but no replica confirmed
     (``replicated`` false) is answered :class:`StoreUnavailable`: its fate is unknown
     until the table is reloaded."""
