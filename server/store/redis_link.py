@@ -24,7 +24,7 @@ import asyncio
 import ssl
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 from redis import exceptions as redis_errors
@@ -172,8 +172,7 @@ class _Wire(asyncio.Protocol):
         self._fail(redis_errors.ConnectionError("the commit connection was closed"))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
         self._reader.feed(data)
