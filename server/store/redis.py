@@ -144,12 +144,12 @@ class RedisStore(Store):
         self._probe: Any = self._probe_client(address)
         self._answered_at = float("-inf")
         """When a group commit last came back from Redis (monotonic seconds)."""
+        self._link = CommitLink(address, SOCKET_TIMEOUT_S)
         self.bus: RedisBus = self._make_bus(address, process_id)
         self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
         self._batch: list[Commit] = []
         self._flush_scheduled = False
         self._batch_started = 0.0
-        self._link = CommitLink(address, SOCKET_TIMEOUT_S)
         self._connecting: asyncio.Future[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -174,7 +174,7 @@ class RedisStore(Store):
         )
 
     def _make_bus(self, address: str, process_id: str) -> RedisBus:
-        return RedisBus(address, self.redis, process_id, self.durability)
+        return RedisBus(address, self.redis, process_id, self.durability, self._link)
 
     # -- lifecycle --------------------------------------------------------------------
 

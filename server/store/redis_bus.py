@@ -44,6 +44,7 @@ from tablehub.server.store.redis_keys import (
     translated,
     unpack,
 )
+from tablehub.server.store.redis_link import Command, CommitLink, Replies
 from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.redis")
@@ -76,11 +77,22 @@ class RedisBus(Bus):
 
     index_shards = 1
 
-    def __init__(self, url: str, client: Any, process_id: str, durability: str) -> None:
-        """``client``: the store's ``redis.asyncio.Redis`` (shared; the store closes it)."""
+    def __init__(
+        self,
+        url: str,
+        client: Any,
+        process_id: str,
+        durability: str,
+        link: CommitLink | None = None,
+    ) -> None:
+        """``client``: the store's ``redis.asyncio.Redis`` (shared; the store closes it);
+        ``link``: the store's commit link, which also carries the messages this bus
+        sends without waiting for Redis's answer (forwarded commands, their replies,
+        presence) while it is open."""
         super().__init__()
         self.url = url
         self.redis = client
+        self._link = link
         self.process_id = process_id
         self.durability = durability
         self._acquire_script = self.redis.register_script(_ACQUIRE)
@@ -195,7 +207,11 @@ class RedisBus(Bus):
         pipe.publish(channel, data)
 
     async def _publish_now(self, channel: str, data: bytes) -> None:
-        if not self._closing:  # (a closed pool would open a connection nobody closes)
+        if self._closing:  # (a closed pool would open a connection nobody closes)
+            return
+        if self._link is not None and self._link.ready:
+            self._link.send([("PUBLISH", channel, data)], _unanswered)
+        else:
             await self.redis.publish(channel, data)
 
     async def _subscribe(self, *channels: str) -> None:
@@ -310,11 +326,21 @@ class RedisBus(Bus):
 
     @translated
     async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
+        name, heartbeat = key(table, "pres"), f"th:proc:{self.process_id}"
+        if self._link is not None and self._link.ready:
+            commands: list[Command] = [
+                ("HSET", name, self.process_id, pack(presence)),
+                ("PEXPIRE", name, 24 * 3600 * 1000),
+                ("PUBLISH", name, b""),
+                ("SET", heartbeat, 1, "PX", LEASE_MS * 2),
+            ]
+            self._link.send(commands, _unanswered)
+            return
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key(table, "pres"), self.process_id, pack(presence))
-            pipe.pexpire(key(table, "pres"), 24 * 3600 * 1000)
-            self._publish(pipe, key(table, "pres"), b"")
-            pipe.set(f"th:proc:{self.process_id}", 1, px=LEASE_MS * 2)
+            pipe.hset(name, self.process_id, pack(presence))
+            pipe.pexpire(name, 24 * 3600 * 1000)
+            self._publish(pipe, name, b"")
+            pipe.set(heartbeat, 1, px=LEASE_MS * 2)
             await pipe.execute()
 
     @translated
@@ -335,3 +361,15 @@ class RedisBus(Bus):
     async def listen_presence(self, table: str, listener: Callable[[], None]) -> None:
         self._presence_listeners[table] = listener
         await self._subscribe(key(table, "pres"))
+
+
+def _unanswered(replies: Replies) -> None:
+    """Messages sent on the commit link without waiting: a failure is only logged (a
+    forwarded command's sender retries it, presence is sent again with the next
+    change)."""
+    if isinstance(replies, BaseException):
+        failed: BaseException | None = replies
+    else:
+        failed = next((r for r in replies if isinstance(r, BaseException)), None)
+    if failed is not None:
+        log.warning("redis: a message was not delivered: %s", failed)
