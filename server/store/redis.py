@@ -189,8 +189,9 @@ class RedisStore(Store):
     async def close(self) -> None:
         await self.bus.close()
         self._link.close()
-        for task in self._tasks:
-            task.cancel()
+        for task in (*self._tasks, self._connecting):
+            if task is not None:
+                task.cancel()
         await self._probe.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
