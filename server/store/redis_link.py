@@ -7,7 +7,9 @@ commits' futures (measured on this project's machines: 50 commands cost 2.9 ms o
 through a pipeline, 0.34 ms here).  So a group is encoded to RESP in one bytes object
 and written from the loop callback that flushes it; hiredis parses the replies inside
 ``data_received``, and the group's callback runs there, as its last reply arrives --
-no task, no pool and no ``await`` between the socket and the commits' futures.
+no task, no pool and no ``await`` between the socket and the commits' futures.  The
+bus's messages that wait for no answer (forwarded commands, their replies, presence)
+ride the same connection while it is open.
 
 Redis answers a connection's commands in the order they were sent, so a queue of the
 groups in flight says whose each reply is.  A group not answered within ``timeout_s``,
