@@ -188,10 +188,10 @@ class RedisStore(Store):
 
     async def close(self) -> None:
         await self.bus.close()
+        # Group commits under way end on their own (each is bounded by a timeout);
+        # cancelled halfway, a pipeline would leave its connection open.
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         self._link.close()
-        for task in (*self._tasks, self._connecting):
-            if task is not None:
-                task.cancel()
         await self._probe.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
