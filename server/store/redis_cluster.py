@@ -180,6 +180,7 @@ class RedisClusterStore(RedisStore):
 
     async def close(self) -> None:
         await self.bus.close()
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # as on one Redis
         await self.nodes.close()
         await self.redis.aclose()
 
