@@ -149,7 +149,6 @@ class RedisStore(Store):
         self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
         self._batch: list[Commit] = []
         self._flush_scheduled = False
-        self._batch_started = 0.0
         self._connecting: asyncio.Future[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -279,7 +278,6 @@ class RedisStore(Store):
         self._batch.append(commit)
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            self._batch_started = commit.queued
             loop.call_soon(self._flush_soon)
         return commit.future
 
@@ -289,7 +287,7 @@ class RedisStore(Store):
     def _flush_soon(self) -> None:
         self._flush_scheduled = False
         batch, self._batch = self._batch, []
-        metrics.COMMIT_PHASE.labels("queued").observe(time.perf_counter() - self._batch_started)
+        metrics.COMMIT_PHASE.labels("queued").observe(time.perf_counter() - batch[0].queued)
         self._dispatch(batch)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
