@@ -202,9 +202,8 @@ class RedisBus(Bus):
         """``GET`` of many keys (one ``MGET``; split by slot on a cluster)."""
         return list(await self.redis.mget(names))
 
-    def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
-        """Queue a message on a table's channel (``SPUBLISH`` on a cluster)."""
-        pipe.publish(channel, data)
+    publish_command = "PUBLISH"
+    """How a message goes on a table's channel (``SPUBLISH`` on a cluster)."""
 
     async def _publish_now(self, channel: str, data: bytes) -> None:
         if self._closing:  # (a closed pool would open a connection nobody closes)
@@ -326,21 +325,19 @@ class RedisBus(Bus):
 
     @translated
     async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
-        name, heartbeat = key(table, "pres"), f"th:proc:{self.process_id}"
+        name = key(table, "pres")
+        commands: list[Command] = [
+            ("HSET", name, self.process_id, pack(presence)),
+            ("PEXPIRE", name, 24 * 3600 * 1000),
+            (self.publish_command, name, b""),
+            ("SET", f"th:proc:{self.process_id}", 1, "PX", LEASE_MS * 2),
+        ]
         if self._link is not None and self._link.ready:
-            commands: list[Command] = [
-                ("HSET", name, self.process_id, pack(presence)),
-                ("PEXPIRE", name, 24 * 3600 * 1000),
-                ("PUBLISH", name, b""),
-                ("SET", heartbeat, 1, "PX", LEASE_MS * 2),
-            ]
             self._link.send(commands, _unanswered)
             return
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(name, self.process_id, pack(presence))
-            pipe.pexpire(name, 24 * 3600 * 1000)
-            self._publish(pipe, name, b"")
-            pipe.set(heartbeat, 1, px=LEASE_MS * 2)
+            for command in commands:
+                pipe.execute_command(*command)
             await pipe.execute()
 
     @translated

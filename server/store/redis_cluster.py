@@ -277,8 +277,7 @@ class RedisClusterBus(RedisBus):
     async def _get_many(self, names: list[str]) -> list[Any]:
         return list(await self.redis.mget_nonatomic(names))
 
-    def _publish(self, pipe: Any, channel: str, data: bytes) -> None:
-        pipe.spublish(channel, data)
+    publish_command = "SPUBLISH"
 
     async def _publish_now(self, channel: str, data: bytes) -> None:
         if not self._closing:
