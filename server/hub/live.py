@@ -23,7 +23,12 @@ class LiveTable:
     task: asyncio.Task[None] | None = None
     owner_answered_until: float = 0.0
     """Loop time until which the table's owner elsewhere counts as alive: it answered
-    a forwarded command less than half a lease ago (no takeover attempt before)."""
+    a forwarded command, or its commit was mirrored here, less than half a lease ago
+    (no takeover attempt before)."""
+
+    def heard_from_owner(self, lease_ms: int) -> None:
+        """The owner elsewhere just showed it is alive: trust it for half a lease."""
+        self.owner_answered_until = asyncio.get_running_loop().time() + lease_ms / 2000
 
     @property
     def record(self) -> TableRecord:

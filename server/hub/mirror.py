@@ -3,7 +3,6 @@ feed, or a reload after a gap) and their presence (merged into the feed's)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -37,8 +36,7 @@ class Mirror:
         version = commit.entry["v"]
         if version <= live.feed.record.version:
             return  # our own commit's echo, or old news
-        # The owner just committed: it is alive, no need to try taking the table over.
-        live.owner_answered_until = asyncio.get_running_loop().time() + self.bus.lease_ms / 2000
+        live.heard_from_owner(self.bus.lease_ms)
         if live.actor is not None:
             log.warning("table %s was committed by another process: dropping our actor", table_id)
             live.actor.lost = True

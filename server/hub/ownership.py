@@ -138,7 +138,7 @@ class Ownership:
             if "error" in reply:
                 error = reply["error"]
                 raise TableError(error["code"], error["message"], error.get("retry_ms"))
-            live.owner_answered_until = loop.time() + self.bus.lease_ms / 2000
+            live.heard_from_owner(self.bus.lease_ms)
             return reply["ok"]
 
     async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
