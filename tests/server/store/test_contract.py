@@ -4,8 +4,10 @@ redis+cluster:// on a local Redis Cluster)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -55,6 +57,20 @@ def new_record(table: str, seats: int = 2) -> TableRecord:
         state=game.setup(options, seats, 42),
         status=TableStatus.PLAYING,
     )
+
+
+@contextlib.asynccontextmanager
+async def store_and_admin(redis_url: str) -> AsyncIterator[tuple[Store, Any]]:
+    """A started store on ``redis_url`` and a redis-py client of the test's own beside it
+    (to do to Redis what an operator or a failure would)."""
+    store = open_store(redis_url)
+    await store.start()
+    admin = aioredis.Redis.from_url(redis_url)
+    try:
+        yield store, admin
+    finally:
+        await admin.aclose()
+        await store.close()
 
 
 def unique(name: str) -> str:
@@ -257,10 +273,7 @@ async def test_recent_versions_can_be_rebuilt_for_catch_up_patches(store: Store)
 async def test_commits_go_on_after_redis_forgot_its_scripts(redis_url: str) -> None:
     """A restarted Redis (or a promoted replica) has an empty script cache: the group
     commit answers NOSCRIPT, loads the script and commits each move exactly once."""
-    store = open_store(redis_url)
-    await store.start()
-    admin = aioredis.Redis.from_url(redis_url)
-    try:
+    async with store_and_admin(redis_url) as (store, admin):
         record = new_record(unique("noscript"))
         await store.create(record)
         one = await play(store, record, 1)
@@ -269,9 +282,6 @@ async def test_commits_go_on_after_redis_forgot_its_scripts(redis_url: str) -> N
         loaded = await store.load(record.table)
         assert loaded is not None and loaded.version == 3 and loaded.state == two.state
         assert [e["v"] for e in await store.log(record.table)] == [1, 2, 3]
-    finally:
-        await admin.aclose()
-        await store.close()
 
 
 async def test_commits_that_come_back_say_redis_is_up_whatever_the_probe_says(

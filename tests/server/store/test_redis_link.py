@@ -13,10 +13,9 @@ import pytest
 import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
 
-from tablehub.server.store import open_store
 from tablehub.server.store.redis_link import NAME, CommitLink, Replies
 from tablehub.server.tables.journal import StoreUnavailable
-from tests.server.store.test_contract import new_record, play, unique
+from tests.server.store.test_contract import new_record, play, store_and_admin, unique
 
 
 @pytest.fixture
@@ -152,10 +151,7 @@ async def test_a_dropped_connection_fails_every_group_in_flight() -> None:
 async def test_commits_go_on_after_redis_dropped_the_commit_connection(redis_url: str) -> None:
     """A commit in flight when the connection goes has an unknown fate (the store
     answers StoreUnavailable); the commits after it open a new connection."""
-    store = open_store(redis_url)
-    await store.start()
-    admin = aioredis.Redis.from_url(redis_url)
-    try:
+    async with store_and_admin(redis_url) as (store, admin):
         record = new_record(unique("dropped"))
         await store.create(record)
         one = await play(store, record, 1)
@@ -169,6 +165,3 @@ async def test_commits_go_on_after_redis_dropped_the_commit_connection(redis_url
         loaded = await store.load(record.table)
         assert loaded is not None and loaded.version == current.version + 2
         assert loaded.state == last.state
-    finally:
-        await admin.aclose()
-        await store.close()
