@@ -274,6 +274,10 @@ describe('9-tower to the end', () => {
     await createTable(page, 'nmbr9', { seats: 2, bots: true, options: { turn_seconds: 1 } });
     await page.waitForSelector('.timer-notice:not([hidden])', { timeout: 15000 });
     assert.equal(await page.textContent('.timer-notice'), 'Time ran out: the bot played your move.');
+    // It stays up while the game goes on without you (the bot's next move, the next round).
+    const round = Number((await page.textContent('.n9-round-line')).split(' ')[1]);
+    await roundIs(page, round + 1);
+    assert.ok(await page.isVisible('.timer-notice'), 'the notice is still shown a round later');
     assert.ok((await logLines(page)).includes('Time ran out: the bot played your move.'));
     assert.deepEqual(page.problems, []);
   });

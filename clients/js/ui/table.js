@@ -13,7 +13,8 @@
 // the end-of-game table read as sentences.
 //
 // A turn the timer played for you (your seat was to act, the deadline passed and your
-// seat moved on without your move being accepted) gets a notice and a log line.
+// seat moved on without your move being accepted) gets a notice, shown until you move
+// again, and a log line.
 
 import { formatSeconds, h, replace } from './dom.js';
 import { gameView } from './games/index.js';
@@ -111,6 +112,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
           actedTurn = before;
           throw err;
         }
+        notice.hidden = true; // the notice stays until this seat moves again
         legalCache = null;
         return true;
       } catch (err) {
@@ -284,7 +286,6 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       myTurn = { turn: view.turn, deadline: view.deadline ?? null };
     } else if (toAct && myTurn) {
       myTurn.deadline = view.deadline ?? myTurn.deadline;
-      notice.hidden = true;
     }
   }
 
