@@ -67,7 +67,7 @@ def play(seed: int, evaluate: Evaluate) -> list[Sample]:
         remaining = remaining_counts(state)
         if tiles and any(remaining):
             surface = Surface.of(tiles)
-            looked = search.lookahead(tiles, digit, score, remaining, evaluate)
+            looked = search.lookahead(surface, digit, score, remaining, evaluate)
             for value, _, p in looked:
                 after = surface.with_tile(digit, p)
                 samples.append((inputs(after, remaining), value - score - digit * p[0]))

@@ -30,7 +30,8 @@ map and an owner map (index of the topmost tile) over such codes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterator
 from operator import mul
 
 from tablehub.server.games.nmbr9.rules import (
@@ -54,20 +55,42 @@ BORDER: dict[tuple[int, int], tuple[int, ...]] = {
 """The cells just outside each placed shape, once per shared edge."""
 
 
-_SHAPE_BITS: dict[int, dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]] = {}
-"""Per row stride: each digit's distinct rotations as (bit shifts, cell-code offsets)."""
+PAD = 5
+"""Empty cells kept around a layout's bit masks: room for every ground placement touching
+the footprint (a shape reaches 3 cells from its offset) and for the cells around it."""
 
 
-def _shape_bits(stride: int) -> dict[int, tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShapeBits:
+    """One rotation of a digit on bit masks of one row stride."""
+
+    rot: int
+    shifts: tuple[int, ...]
+    """The bit offsets of its squares from its offset's bit."""
+    codes: tuple[int, ...]
+    """The cell-code offsets of its squares."""
+    border: tuple[int, ...]
+    """The bit offsets of the cells just outside it, once per shared edge."""
+
+
+_SHAPE_BITS: dict[int, dict[int, tuple[ShapeBits, ...]]] = {}
+"""Per row stride: each digit's distinct rotations."""
+
+
+def _shape_bits(stride: int) -> dict[int, tuple[ShapeBits, ...]]:
     shapes = _SHAPE_BITS.get(stride)
     if shapes is None:
+
+        def bits(codes: tuple[int, ...]) -> tuple[int, ...]:
+            """Cell-code offsets as bit offsets (an offset's y may be -1: a border)."""
+            xs = ((c + W // 2) // W for c in codes)
+            return tuple(x * stride + c - x * W for x, c in zip(xs, codes, strict=True))
+
         shapes = {
             d: tuple(
-                (
-                    tuple(dx * stride + dy for dx, dy in ROTATIONS[d][rot]),
-                    tuple(dx * W + dy for dx, dy in ROTATIONS[d][rot]),
-                )
+                ShapeBits(rot, bits(codes), codes, bits(BORDER[(d, rot)]))
                 for rot in DISTINCT_ROTATIONS[d]
+                for codes in (ROT_SHAPE[(d, rot)],)
             )
             for d in DIGITS
         }
@@ -77,8 +100,9 @@ def _shape_bits(stride: int) -> dict[int, tuple[tuple[tuple[int, ...], tuple[int
 
 class Bitboard:
     """A layout's floors as int bit masks: cell ``(x, y)`` is bit
-    ``(x - min x) * stride + (y - min y)``, ``stride`` leaving at least three empty
-    columns after each row so a shifted shape never wraps onto the next row.
+    ``(x - min x + PAD) * stride + (y - min y + PAD)``, the row stride leaving ``PAD``
+    empty columns on each side so that a shifted shape or border never wraps onto the
+    next row, and ``PAD`` empty rows before the first.
 
     ``floors[level]``: the cells of that height; ``at_least[level]``: the cells of that
     height or more (``at_least[1]`` is the footprint); ``near[level]``: the cells next to
@@ -89,10 +113,10 @@ class Bitboard:
     def __init__(self, height: dict[int, int], top: int) -> None:
         half = W // 2
         cells = [((c + half) // W, c, h) for c, h in height.items()]
-        min_x = min(x for x, _, _ in cells)
+        min_x = min(x for x, _, _ in cells) - PAD
         ys = [c - x * W for x, c, _ in cells]
-        min_y = min(ys)
-        stride = max(ys) - min_y + 4
+        min_y = min(ys) - PAD
+        stride = max(ys) - min_y + PAD + 1
         floors: dict[int, int] = {}
         for (x, _, h), y in zip(cells, ys, strict=True):
             floors[h] = floors.get(h, 0) | 1 << ((x - min_x) * stride + y - min_y)
@@ -111,10 +135,15 @@ class Bitboard:
         self.stride = stride
         self.shapes = _shape_bits(stride)
 
+    def cell(self, bit: int) -> tuple[int, int]:
+        """The cell ``(x, y)`` of a bit index."""
+        x, y = divmod(bit, self.stride)
+        return x + self.min_x, y + self.min_y
+
     def code(self, bit: int) -> int:
         """The cell code of a bit index."""
-        x, y = divmod(bit, self.stride)
-        return (x + self.min_x) * W + y + self.min_y
+        x, y = self.cell(bit)
+        return x * W + y
 
 
 class Surface:
@@ -151,14 +180,23 @@ class Surface:
         return self._bits
 
     def reach(self, digit: int) -> int:
-        """The highest level a ``digit`` tile could be placed on now (0 if only the ground).
+        """The highest level a ``digit`` tile could be placed on now (0 if only the ground):
+        the first of :meth:`upper_placements` (the evaluation asks this for every digit
+        to come)."""
+        for level, _, _ in self.upper_placements(digit):
+            return level
+        return 0
 
-        The upper-level half of ``rules.legal_placements``, stopping at the first legal
-        placement from the top (the evaluation asks this for every digit to come), on
-        bit masks: the offsets where a shape lies flat on a floor are the AND of the
-        floor's mask shifted by each of the shape's squares."""
+    def upper_placements(self, digit: int) -> Iterator[tuple[int, ShapeBits, int]]:
+        """The legal placements of ``digit`` above the ground as ``(level, shape, bit of
+        its offset)``, highest level first; within a level by rotation.
+
+        The upper-level half of ``rules.legal_placements`` on bit masks (without its
+        bounds, which no tile above the ground comes near): the offsets where a shape
+        lies flat on a floor are the AND of the floor's mask shifted by each of the
+        shape's squares."""
         if not self.top:
-            return 0
+            return
         board = self.bits()
         owner = self.owner
         shapes = board.shapes[digit]
@@ -167,9 +205,9 @@ class Surface:
             if floor.bit_count() < 5:
                 continue
             near = board.near[level] if level < self.top else -1
-            for shifts, codes in shapes:
+            for shape in shapes:
                 fits = -1
-                for s in shifts:
+                for s in shape.shifts:
                     fits &= floor >> s
                     if not fits:
                         break
@@ -177,17 +215,18 @@ class Surface:
                     continue
                 if near != -1:
                     touching = 0
-                    for s in shifts:
+                    for s in shape.shifts:
                         touching |= near >> s
                     fits &= touching
+                codes = shape.codes
                 while fits:
                     low = fits & -fits
-                    origin = board.code(low.bit_length() - 1)
+                    bit = low.bit_length() - 1
+                    origin = board.code(bit)
                     first = owner[origin + codes[0]]
                     if any(owner[origin + c] != first for c in codes):
-                        return level
+                        yield level, shape, bit
                     fits ^= low
-        return 0
 
     def shape_faults(self) -> tuple[int, int, int]:
         """(ground edge, steps, pits) -- see the module docstring -- on bit masks: a

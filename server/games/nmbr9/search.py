@@ -4,7 +4,8 @@ Theory of operation.  Scoring every legal placement with the full evaluation
 (``evaluation``) would cost too much, so the search narrows in three steps:
 
 1. every legal placement gets a cheap key -- how many of its edges touch tiles at least
-   as high (a compact fit); the best ``SHORTLIST`` of each level go on;
+   as high (a compact fit); the best ``SHORTLIST`` of each level go on (``candidates``
+   finds them on bit masks, without listing every placement);
 2. those are scored with the evaluation of the layout they leave (``evaluation``; the
    learned one by default);
 3. the best ``LOOKAHEAD`` of them are scored again by the expected value after the next
@@ -30,8 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tablehub.server.games.nmbr9.evaluation import BORDER, Evaluate, Surface, W, learned_value
-from tablehub.server.games.nmbr9.rules import Placement, Tile, legal_placements, make_tile
+from tablehub.server.games.nmbr9.candidates import shortlist
+from tablehub.server.games.nmbr9.evaluation import Evaluate, Surface, learned_value
+from tablehub.server.games.nmbr9.rules import Placement, Tile
 
 SHORTLIST = 6
 """Placements per level kept after the cheap key."""
@@ -47,29 +49,6 @@ DEEP_REPLIES = 2
 """Placements of each possible next card followed by the one-card expectation."""
 
 
-def _fit(surface: Surface, digit: int, placement: Placement) -> int:
-    """Edges of the placed tile touching cells at least as high as its top."""
-    level, rot, x, y = placement
-    origin = x * W + y
-    height = surface.height
-    return sum(1 for n in BORDER[(digit, rot)] if height.get(origin + n, 0) > level)
-
-
-def shortlist(
-    surface: Surface, digit: int, options: list[Placement], per_level: int
-) -> list[Placement]:
-    """The best ``per_level`` placements of each level by fit, highest level first
-    (ties in ``options`` order)."""
-    by_level: dict[int, list[tuple[int, int, Placement]]] = {}
-    for index, p in enumerate(options):
-        by_level.setdefault(p[0], []).append((-_fit(surface, digit, p), index, p))
-    out: list[Placement] = []
-    for level in sorted(by_level, reverse=True):
-        ranked = sorted(by_level[level])
-        out.extend(p for _, _, p in ranked[:per_level])
-    return out
-
-
 def _draws(remaining: list[int]) -> Iterator[tuple[int, int, list[int]]]:
     """Each digit that may come next, how many of it are left, and the counts still to
     come after it."""
@@ -81,7 +60,6 @@ def _draws(remaining: list[int]) -> Iterator[tuple[int, int, list[int]]]:
 
 
 def _expected_after(
-    tiles: list[Tile],
     surface: Surface,
     score: int,
     remaining: list[int],
@@ -91,12 +69,11 @@ def _expected_after(
     still to come, at least one)."""
     total = 0.0
     for digit, count, rest in _draws(remaining):
-        total += count * _best_after(tiles, surface, score, digit, rest, evaluate)
+        total += count * _best_after(surface, score, digit, rest, evaluate)
     return total / sum(remaining)
 
 
 def _best_after(
-    tiles: list[Tile],
     surface: Surface,
     score: int,
     digit: int,
@@ -104,10 +81,9 @@ def _best_after(
     evaluate: Evaluate,
 ) -> float:
     """The best full evaluation over the shortlisted placements of ``digit``."""
-    options = legal_placements(tiles, digit)
     return max(
         evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining)
-        for p in shortlist(surface, digit, options, NEXT_SHORTLIST)
+        for p in shortlist(surface, digit, NEXT_SHORTLIST)
     )
 
 
@@ -116,7 +92,7 @@ Scored = tuple[float, int, Placement]
 
 
 def lookahead(
-    tiles: list[Tile],
+    surface: Surface,
     digit: int,
     score: int,
     remaining: list[int],
@@ -125,8 +101,7 @@ def lookahead(
     """The best ``LOOKAHEAD`` placements of ``digit`` on a non-empty layout by the
     evaluation, each with its expected value after the next card (``remaining``: the
     counts of each digit still to come after this one, at least one)."""
-    surface = Surface.of(tiles)
-    short = shortlist(surface, digit, legal_placements(tiles, digit), SHORTLIST)
+    short = shortlist(surface, digit, SHORTLIST)
     scored = sorted(
         (
             (-evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining), i, p)
@@ -135,16 +110,13 @@ def lookahead(
     )
     out: list[Scored] = []
     for _, index, p in scored[:LOOKAHEAD]:
-        level, rot, x, y = p
-        after_tiles = [*tiles, make_tile(digit, x, y, rot, level)]
         after = surface.with_tile(digit, p)
-        gained = score + digit * level
-        out.append((_expected_after(after_tiles, after, gained, remaining, evaluate), index, p))
+        out.append((_expected_after(after, score + digit * p[0], remaining, evaluate), index, p))
     return out
 
 
 def two_cards(
-    tiles: list[Tile],
+    surface: Surface,
     digit: int,
     placement: Placement,
     score: int,
@@ -155,15 +127,11 @@ def two_cards(
     (``remaining``: the counts still to come after this one, at least two): for each
     possible next digit, the best one-card expectation over its ``DEEP_REPLIES`` best
     placements by ``evaluate``."""
-    level, rot, x, y = placement
-    tiles = [*tiles, make_tile(digit, x, y, rot, level)]
-    surface = Surface.of(tiles)
-    score += digit * level
+    surface = surface.with_tile(digit, placement)
+    score += digit * placement[0]
     expected = 0.0
     for next_digit, count, rest in _draws(remaining):
-        options = shortlist(
-            surface, next_digit, legal_placements(tiles, next_digit), NEXT_SHORTLIST
-        )
+        options = shortlist(surface, next_digit, NEXT_SHORTLIST)
         ranked = sorted(
             (
                 (-evaluate(surface.with_tile(next_digit, p), score + next_digit * p[0], rest), i, p)
@@ -175,7 +143,6 @@ def two_cards(
             continue
         best_reply = max(
             _expected_after(
-                [*tiles, make_tile(next_digit, p[2], p[3], p[1], p[0])],
                 surface.with_tile(next_digit, p),
                 score + next_digit * p[0],
                 rest,
@@ -201,14 +168,16 @@ def choose(
 ) -> Placement:
     """The strong bot's placement of ``digit`` on ``tiles`` (``remaining``: the counts of
     each digit still to come after this one)."""
+    surface = Surface.of(tiles)
+    short = shortlist(surface, digit, SHORTLIST)
     if not tiles:
-        return legal_placements(tiles, digit)[0]
+        return short[0]  # the first tile: any placement is as good
     if not any(remaining):
-        surface = Surface.of(tiles)
-        short = shortlist(surface, digit, legal_placements(tiles, digit), SHORTLIST)
         return max(short, key=lambda p: digit * p[0])  # the last card: the most points
-    scored = lookahead(tiles, digit, score, remaining, evaluate)
+    scored = lookahead(surface, digit, score, remaining, evaluate)
     if not 2 <= sum(remaining) <= LATE_CARDS:
         return best(scored)
     top = sorted(scored, key=lambda c: (-c[0], c[1]))[:DEEP_CANDIDATES]
-    return best([(two_cards(tiles, digit, p, score, remaining, evaluate), i, p) for _, i, p in top])
+    return best(
+        [(two_cards(surface, digit, p, score, remaining, evaluate), i, p) for _, i, p in top]
+    )

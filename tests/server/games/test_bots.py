@@ -13,8 +13,10 @@ import pytest
 from tablehub.clients.cli.connection import ServerError
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Game, State, final_result
+from tablehub.server.games.nmbr9.candidates import shortlist
 from tablehub.server.games.nmbr9.evaluation import Surface
 from tablehub.server.games.nmbr9.rules import legal_placements
+from tablehub.server.games.nmbr9.shapes import shape_cells
 from tablehub.server.tables.record import TableRecord
 from tests.conftest import RunningHub
 
@@ -125,6 +127,49 @@ def test_the_reach_of_each_digit_is_its_highest_legal_level() -> None:
             for digit in range(10):
                 assert surface.reach(digit) == legal_placements(tiles, digit)[0][0]
             state, _ = game.apply(state, 0, game.bot_move(state, 0, "easy"))
+
+
+def _shortlist_by_listing(tiles: list[dict[str, Any]], digit: int, per_level: int) -> list[Any]:
+    """The shortlist from its definition: every legal placement, fitted cell by cell (edges
+    of the tile touching a cell higher than the level it lies on), the best
+    ``per_level`` of each level by fit, ties in ``legal_placements`` order."""
+    height: dict[tuple[int, int], int] = {}
+    for tile in tiles:
+        for x, y in tile["cells"]:
+            height[(x, y)] = tile["level"] + 1
+    by_level: dict[int, list[tuple[int, int, Any]]] = {}
+    for index, (level, rot, x, y) in enumerate(legal_placements(tiles, digit)):
+        cells = {(x + dx, y + dy) for dx, dy in shape_cells(digit, rot)}
+        fit = sum(
+            1
+            for cx, cy in cells
+            for n in ((cx + 1, cy), (cx - 1, cy), (cx, cy + 1), (cx, cy - 1))
+            if n not in cells and height.get(n, 0) > level
+        )
+        by_level.setdefault(level, []).append((-fit, index, (level, rot, x, y)))
+    return [
+        p
+        for level in sorted(by_level, reverse=True)
+        for *_, p in sorted(by_level[level])[:per_level]
+    ]
+
+
+def test_the_shortlist_on_bit_masks_is_the_listed_one() -> None:
+    """``candidates.shortlist`` (ground placements and their fits on bit masks) equals
+    ranking every listed legal placement, for every digit, on the layouts of strong and
+    easy games."""
+    game = _game("nmbr9")
+    for seed, level in ((420, "strong"), (421, "easy")):
+        state = game.setup({}, 1, seed)
+        while not state["finished"]:
+            tiles = state["players"][0]["tiles"]
+            surface = Surface.of(tiles)
+            for digit in range(10):
+                for per_level in (1, 3, 6):
+                    assert shortlist(surface, digit, per_level) == _shortlist_by_listing(
+                        tiles, digit, per_level
+                    ), (seed, len(tiles), digit, per_level)
+            state, _ = game.apply(state, 0, game.bot_move(state, 0, level))
 
 
 def _shape_faults_by_cells(tiles: list[dict[str, Any]]) -> tuple[int, int, int]:

@@ -1,0 +1,106 @@
+"""The strong 9-tower bot's candidate placements: the best-fitting few of each level,
+found on bit masks (docs/games/nmbr9.md).
+
+The search (``search``) looks at a handful of placements per level of each card it
+considers; which handful is decided by a cheap key, the **fit**: how many edges of the
+placed tile touch cells at least as high as its top.  :func:`shortlist` is exactly the
+list one gets by taking every placement of ``rules.legal_placements`` and keeping the
+best ``per_level`` of each level by fit (ties in that list's order: y, then x, then
+rotation), highest level first -- but without listing the ground placements one by one,
+which are most of them and most of the bot's time:
+
+* the legal ground offsets of a rotation are one mask: offsets where some square lands
+  next to the footprint, AND NOT offsets where some square lands on it (each a shifted
+  copy of the footprint's mask, one per square of the shape);
+* the fit of every ground offset at once is the sum of the footprint's mask shifted by
+  each border cell of the shape, kept as bit-sliced counters (an adder over masks);
+* the best fits are read off from the highest count down, only until ``per_level`` are
+  found.
+
+The few placements above the ground come from ``Surface.upper_placements`` and are
+fitted one by one.
+"""
+
+from __future__ import annotations
+
+from tablehub.server.games.nmbr9.evaluation import BORDER, Bitboard, ShapeBits, Surface, W
+from tablehub.server.games.nmbr9.rules import BOUND, Placement
+from tablehub.server.games.nmbr9.shapes import DISTINCT_ROTATIONS
+
+
+def shortlist(surface: Surface, digit: int, per_level: int) -> list[Placement]:
+    """The best ``per_level`` legal placements of ``digit`` of each level by fit, highest
+    level first, as ``(level, rot, x, y)``."""
+    if not surface.height:  # an empty layout: one placement per rotation, at (0, 0)
+        return [(0, rot, 0, 0) for rot in DISTINCT_ROTATIONS[digit]][:per_level]
+    return [*_upper(surface, digit, per_level), *_ground(surface.bits(), digit, per_level)]
+
+
+def _in_bounds(x: int, y: int) -> bool:
+    return -BOUND <= x <= BOUND and -BOUND <= y <= BOUND
+
+
+def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
+    board = surface.bits()
+    height = surface.height
+    by_level: dict[int, list[tuple[int, int, int, int]]] = {}
+    for level, shape, bit in surface.upper_placements(digit):
+        x, y = board.cell(bit)
+        if not _in_bounds(x, y):
+            continue
+        origin = x * W + y
+        fit = sum(1 for n in BORDER[(digit, shape.rot)] if height.get(origin + n, 0) > level)
+        by_level.setdefault(level, []).append((-fit, y, x, shape.rot))
+    out: list[Placement] = []
+    for level in sorted(by_level, reverse=True):
+        out.extend((level, rot, x, y) for _, y, x, rot in sorted(by_level[level])[:per_level])
+    return out
+
+
+def _fit_counters(board: Bitboard, shape: ShapeBits) -> tuple[int, list[int]]:
+    """The legal ground offsets of one rotation (a mask) and their fits as bit-sliced
+    counters: bit k of an offset's fit is its bit in ``counters[k]``."""
+    footprint = board.at_least[1]
+    stride = board.stride
+    beside = footprint << 1 | footprint >> 1 | footprint << stride | footprint >> stride
+    beside &= ~footprint
+    touching = 0
+    covering = 0
+    for s in shape.shifts:
+        touching |= beside >> s
+        covering |= footprint >> s
+    legal = touching & ~covering
+    counters: list[int] = []
+    for n in shape.border:
+        carry = (footprint >> n if n >= 0 else footprint << -n) & legal
+        for k, counter in enumerate(counters):
+            if not carry:
+                break
+            counters[k], carry = counter ^ carry, counter & carry
+        if carry:
+            counters.append(carry)
+    return legal, counters
+
+
+def _ground(board: Bitboard, digit: int, per_level: int) -> list[Placement]:
+    rotations = [(shape.rot, *_fit_counters(board, shape)) for shape in board.shapes[digit]]
+    out: list[Placement] = []
+    for fit in range((1 << max(len(c) for _, _, c in rotations)) - 1, -1, -1):
+        found: list[tuple[int, int, int]] = []
+        for rot, legal, counters in rotations:
+            if fit >> len(counters):
+                continue  # more than this rotation's border can touch
+            mask = legal
+            for k, counter in enumerate(counters):
+                mask &= counter if fit >> k & 1 else ~counter
+            while mask:
+                low = mask & -mask
+                x, y = board.cell(low.bit_length() - 1)
+                if _in_bounds(x, y):
+                    found.append((y, x, rot))
+                mask ^= low
+        found.sort()
+        out.extend((0, rot, x, y) for y, x, rot in found[: per_level - len(out)])
+        if len(out) == per_level:
+            break
+    return out
