@@ -41,7 +41,7 @@ LOOKAHEAD = 8
 """Placements scored by the expectation over the next card."""
 NEXT_SHORTLIST = 3
 """Placements per level of each possible next card scored by the full evaluation."""
-LATE_CARDS = 8
+LATE_CARDS = 10
 """At most this many cards still to come (after the one in hand): look two cards ahead."""
 DEEP_CANDIDATES = 2
 """Candidates (the best by the one-card expectation) scored by the two-card expectation."""
