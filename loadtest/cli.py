@@ -99,6 +99,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pace.add_argument(
         "--no-memo", action="store_true", help="every client patches and hashes on its own"
     )
+    pace.add_argument(
+        "--no-rooms",
+        action="store_true",
+        help="connect without ?room=: a balancer spreads each table's players over the hubs",
+    )
 
     compare = parser.add_argument_group("comparison and report")
     compare.add_argument(
@@ -138,6 +143,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         legal_share=args.legal_share,
         max_acts_per_game=args.max_acts_per_game,
         memo=not args.no_memo,
+        rooms=not args.no_rooms,
         seed=args.seed,
     )
 

@@ -31,6 +31,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import quote
 
 from tablehub.clients.cli.connection import RETRY_TRIES, retry_delay_s
 from tablehub.loadtest import batches
@@ -67,9 +68,10 @@ class _Waiter:
 
 
 class SimClient:
-    def __init__(self, ctx: WorkerContext, name: str) -> None:
+    def __init__(self, ctx: WorkerContext, name: str, room: str | None = None) -> None:
         self.ctx = ctx
         self.name = name
+        self.url = ctx.url if room is None else with_room(ctx.url, room)
         self.wire: Wire | None = None
         self.mirrors: dict[str, Mirror] = {}
         self.seats: dict[str, tuple[int, str]] = {}  # table -> (seat, token)
@@ -94,7 +96,7 @@ class SimClient:
         """
         ctx = self.ctx
         wire = await Wire.open(
-            ctx.url, ctx.codec.name, self._on_frame, self._on_closed, ctx.connect_timeout
+            self.url, ctx.codec.name, self._on_frame, self._on_closed, ctx.connect_timeout
         )
         self.wire = wire
         hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": self.name, "caps": ["batch"]}
@@ -407,9 +409,16 @@ def _ignore_close(code: int | None, reason: str) -> None:
     """on_closed of a connection given up during its hello."""
 
 
-async def connect_client(ctx: WorkerContext, name: str) -> SimClient | None:
+def with_room(url: str, room: str) -> str:
+    """``url`` naming a room (protocol/README.md: a balancer keeps a room on one hub)."""
+    return f"{url}{'&' if '?' in url else '?'}room={quote(room)}"
+
+
+async def connect_client(
+    ctx: WorkerContext, name: str, room: str | None = None
+) -> SimClient | None:
     """A connected client, or None (counted as ``connect_failures``) on failure."""
-    client = SimClient(ctx, name)
+    client = SimClient(ctx, name, room)
     try:
         await client.connect()
     except (WireError, RequestFailed, OSError) as err:

@@ -63,6 +63,10 @@ class RunConfig:
     legal_share: float = 0.05
     max_acts_per_game: int = 400
     memo: bool = True
+    rooms: bool = True
+    """Each table's clients connect with ``?room=`` the table group's name, so a
+    balancer routing by room (deploy/nginx.conf) puts them on one hub; False: every
+    connection goes round robin and a table's players spread over the hubs."""
     seed: int = 1
     tournament_table: str = ""
     connect_timeout: float = 60.0

@@ -262,16 +262,23 @@ class NginxMissing(RuntimeError):
 
 
 def render_nginx_conf(template: str, listen_port: int, hub_ports: list[int], workdir: str) -> str:
-    """``deploy/nginx.conf`` for local processes: the upstream servers become the local
-    hubs, the listen port a free one, and the process files go to ``workdir``.  Every
-    other line (timeouts, upgrade headers, retries) is the deployment's own."""
-    upstream = re.compile(r"(upstream hubs \{\n)\s*server \S+( [^\n]*)?;\n(?:\s*server [^\n]*\n)*")
-    match = upstream.search(template)
-    if match is None or template.count("listen 8000;") != 1:
-        raise ValueError("nginx.conf: expected one 'upstream hubs' block and one 'listen 8000'")
-    params = match.group(2) or ""  # the deployment's server parameters (max_fails…)
-    servers = "".join(f"        server 127.0.0.1:{port}{params};\n" for port in hub_ports)
-    body = upstream.sub(lambda m: m.group(1) + servers, template, count=1)
+    """``deploy/nginx.conf`` for local processes: the servers of its upstream blocks
+    (round robin, and by room) become the local hubs, the listen port a free one, and
+    the process files go to ``workdir``.  Every other line (timeouts, upgrade headers,
+    retries, the room hash) is the deployment's own."""
+    upstream = re.compile(
+        r"(upstream \w+ \{\n(?:\s*hash [^\n]*\n)?)\s*server \S+( [^\n]*)?;\n(?:\s*server [^\n]*\n)*"
+    )
+    if "upstream hubs {" not in template or template.count("listen 8000;") != 1:
+        raise ValueError("nginx.conf: expected an 'upstream hubs' block and one 'listen 8000'")
+
+    def local(match: re.Match[str]) -> str:
+        params = match.group(2) or ""  # the deployment's server parameters (max_fails…)
+        return match.group(1) + "".join(
+            f"        server 127.0.0.1:{port}{params};\n" for port in hub_ports
+        )
+
+    body = upstream.sub(local, template)
     body = body.replace("listen 8000;", f"listen 127.0.0.1:{listen_port};")
     local_files = (
         f"    access_log off;\n    client_body_temp_path {workdir}/body;\n"

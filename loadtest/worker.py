@@ -95,8 +95,8 @@ class Worker:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    async def _connect(self, name: str) -> SimClient | None:
-        client = await connect_client(self.ctx, name)
+    async def _connect(self, name: str, room: str | None = None) -> SimClient | None:
+        client = await connect_client(self.ctx, name, room)
         if client is not None:
             self.clients.append(client)
         return client
@@ -106,9 +106,12 @@ class Worker:
     async def _table(self, number: int, offset: float, spec: TableSpec) -> None:
         await self._at(offset)
         name = f"w{self.plan.index}t{number}"
-        seats = await asyncio.gather(*(self._connect(f"{name}s{i}") for i in range(spec.seats)))
+        room = name if self.config.rooms else None
+        seats = await asyncio.gather(
+            *(self._connect(f"{name}s{i}", room) for i in range(spec.seats))
+        )
         watchers = await asyncio.gather(
-            *(self._connect(f"{name}v{i}") for i in range(spec.spectators))
+            *(self._connect(f"{name}v{i}", room) for i in range(spec.spectators))
         )
         if any(c is None for c in seats) or self.ctx.stopping:
             return  # a seat could not connect: this table does not play (counted)

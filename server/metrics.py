@@ -8,6 +8,10 @@ CONNECTIONS = Gauge("tablehub_connections", "Open WebSocket connections")
 TABLES = Gauge("tablehub_tables", "Live tables in this process", ["game", "status"])
 MESSAGES_IN = Counter("tablehub_messages_in_total", "Frames received and decoded")
 ACTS = Counter("tablehub_acts_total", "act requests")
+FORWARDED = Counter(
+    "tablehub_forwarded_total",
+    "Commands sent on to a table's owner in another process (see rooms in protocol/README.md)",
+)
 ACT_LATENCY = Histogram(
     "tablehub_act_seconds",
     "act request to reply, in the hub",

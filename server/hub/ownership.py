@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablehub.server import metrics
 from tablehub.server.games.base import Event, Status
 from tablehub.server.hub.admission import admit
 from tablehub.server.hub.directory import Directory
@@ -121,6 +122,7 @@ class Ownership:
         if isinstance(command, Act) and command.cid is None:
             command.cid = f"{self.bus.process_id}:{next(self._cids)}"
         plain = command_to_plain(command)
+        metrics.FORWARDED.inc()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + FORWARD_BUDGET_S
         while True:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
@@ -196,3 +197,44 @@ async def test_restarting_every_hub_loses_no_table(cluster: LocalCluster) -> Non
     assert_acked_exactly_once(await read_log(str(cluster.redis_url), table), acked)
     await ann.close()
     await bo.close()
+
+
+def hub_figures(cluster: LocalCluster) -> list[dict[str, float]]:
+    """Each hub's open connections and forwarded commands, from its /metrics."""
+    out = []
+    for port in cluster.hub_ports:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+        values = dict(line.rsplit(" ", 1) for line in text.splitlines() if line[:1] != "#")
+        names = {"connections": "tablehub_connections", "forwarded": "tablehub_forwarded_total"}
+        out.append({key: float(values[name]) for key, name in names.items()})
+    return out
+
+
+async def test_players_naming_a_room_meet_on_the_hub_that_owns_their_table(
+    cluster: LocalCluster,
+) -> None:
+    """Through the balancer (deploy/nginx.conf), connections naming the same room reach
+    the same hub, so their table's commands are never forwarded; without a room,
+    round robin spreads two players over both hubs and one player's are."""
+    room = [await Connection.connect(f"{cluster.url}?room=friends", n) for n in ("ann", "bo", "cy")]
+    figures = await asyncio.to_thread(hub_figures, cluster)
+    assert sorted(f["connections"] for f in figures) == [0, 3]
+    table = await room[0].create_table("nmbr9", 3, seed=5)
+    for conn in room:
+        await conn.join(table)
+    acked: list[tuple[int, int, Any]] = []
+    for _ in range(3):
+        await round_of(room, table, acked)
+    assert [f["forwarded"] for f in await asyncio.to_thread(hub_figures, cluster)] == [0, 0]
+
+    apart = [await Connection.connect(cluster.url, n) for n in ("dee", "eli")]
+    figures = await asyncio.to_thread(hub_figures, cluster)
+    assert sorted(f["connections"] for f in figures) == [1, 4]
+    table = await apart[0].create_table("nmbr9", 2, seed=6)
+    for conn in apart:
+        await conn.join(table)
+    await round_of(apart, table, acked)
+    assert sum(f["forwarded"] for f in await asyncio.to_thread(hub_figures, cluster)) > 0
+    for conn in (*room, *apart):
+        await conn.close()

@@ -30,8 +30,8 @@ after(async () => {
   await hub?.stop();
 });
 
-async function open(name, options) {
-  const page = await openUi(browser, hub, name, options);
+async function open(name, options, path) {
+  const page = await openUi(browser, hub, name, options, path);
   pages.push(page);
   return page;
 }
@@ -279,6 +279,18 @@ describe('9-tower to the end', () => {
     await roundIs(page, round + 1);
     assert.ok(await page.isVisible('.timer-notice'), 'the notice is still shown a round later');
     assert.ok((await logLines(page)).includes('Time ran out: the bot played your move.'));
+    assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('a room named in the address', () => {
+  it('is named by the socket (a balancer keeps a room on one hub) and kept in the watch link', async () => {
+    const page = await open('rae', { permissions: ['clipboard-read', 'clipboard-write'] }, '/?room=friends%201');
+    assert.deepEqual(page.sockets.map((u) => new URL(u).searchParams.get('room')), ['friends 1']);
+    const table = await createTable(page, 'brix', { seats: 2, bots: true });
+    await page.click('.table-foot .share');
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(link, `${hub.http}/?room=friends%201#/table/${table}?watch`);
     assert.deepEqual(page.problems, []);
   });
 });

@@ -36,14 +36,16 @@ export async function screenshot(page, name) {
  * Page errors and console errors and warnings are collected in page.problems (the tests
  * fail on any).
  */
-export async function openUi(browser, hub, name, contextOptions = {}) {
+export async function openUi(browser, hub, name, contextOptions = {}, path = '/') {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
   page.problems = [];
+  page.sockets = [];
   page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => ['error', 'warning'].includes(msg.type()) && page.problems.push(`console ${msg.type()}: ${msg.text()}`));
-  await page.goto(`${hub.http}/`);
+  page.on('websocket', (ws) => page.sockets.push(ws.url()));
+  await page.goto(`${hub.http}${path}`);
   await page.fill('#name-input', name);
   await page.click('#name-go');
   await page.waitForSelector('.lobby .game-card');

@@ -55,9 +55,13 @@ const app = {
   },
 };
 
+/** The hub's socket; a page opened with ?room=KEY names that room (protocol/README.md:
+ * behind a balancer, everyone in a room meets on one hub). */
 function wsUrl() {
   const url = new URL('/ws', location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const room = new URLSearchParams(location.search).get('room');
+  if (room) url.searchParams.set('room', room);
   return url.href;
 }
 

@@ -359,7 +359,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
   }
 
   async function share() {
-    const url = `${location.origin}${location.pathname}#/table/${table}?watch`;
+    const url = `${location.origin}${location.pathname}${location.search}#/table/${table}?watch`; // ?room= kept
     try {
       await navigator.clipboard.writeText(url);
       app.toast('Link copied');
