@@ -216,7 +216,8 @@ async def test_players_naming_a_room_meet_on_the_hub_that_owns_their_table(
 ) -> None:
     """Through the balancer (deploy/nginx.conf), connections naming the same room reach
     the same hub, so their table's commands are never forwarded; without a room,
-    round robin spreads two players over both hubs and one player's are."""
+    round robin spreads two players over both hubs and one player's are.  When the
+    room's hub dies, the room's address reaches the other one."""
     room = [await Connection.connect(f"{cluster.url}?room=friends", n) for n in ("ann", "bo", "cy")]
     figures = await asyncio.to_thread(hub_figures, cluster)
     assert sorted(f["connections"] for f in figures) == [0, 3]
@@ -236,5 +237,17 @@ async def test_players_naming_a_room_meet_on_the_hub_that_owns_their_table(
         await conn.join(table)
     await round_of(apart, table, acked)
     assert sum(f["forwarded"] for f in await asyncio.to_thread(hub_figures, cluster)) > 0
-    for conn in (*room, *apart):
+    for conn in apart:
+        await conn.close()
+
+    # The room's hub dies: the same address reaches the other hub, which takes the table over.
+    figures = await asyncio.to_thread(hub_figures, cluster)
+    cluster.kill_hub(max(range(2), key=lambda i: figures[i]["connections"]), signal.SIGKILL)
+    room = [await conn.reconnect(f"{cluster.url}?room=friends") for conn in room]
+    assert all(conn.hello["resumed"][0]["ok"] for conn in room)
+    table = room[0].hello["resumed"][0]["table"]
+    before = room[0].tables[table].version
+    await round_of(room, table, acked)
+    assert (await room[0].wait_version(table, before + 3)).mismatches == 0
+    for conn in room:
         await conn.close()
