@@ -135,6 +135,10 @@ class Hub:
 
     # -- what sessions use (sessions.hub_api.HubApi) -----------------------------------------
 
+    @property
+    def shared(self) -> bool:
+        return self.bus.multi_process
+
     @staticmethod
     def games() -> list[dict[str, Any]]:
         return [game.describe() for game in all_games()]

@@ -34,6 +34,11 @@ class TableView(Protocol):
 
 
 class HubApi(Protocol):
+    @property
+    def shared(self) -> bool:
+        """Whether other hub processes serve this hub's tables too (a shared store)."""
+        ...
+
     def games(self) -> list[dict[str, Any]]: ...
 
     async def tables(self, game_id: str | None = None) -> list[dict[str, Any]]:

@@ -488,6 +488,7 @@ class Session:
             schema=schema_fingerprint(),
             session=str(self.id),
             resumed=resumed,
+            rooms=self.hub.shared,
         )
 
     async def _resume(self, item: dict[str, Any]) -> dict[str, Any]:

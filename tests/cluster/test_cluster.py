@@ -219,6 +219,7 @@ async def test_players_naming_a_room_meet_on_the_hub_that_owns_their_table(
     round robin spreads two players over both hubs and one player's are.  When the
     room's hub dies, the room's address reaches the other one."""
     room = [await Connection.connect(f"{cluster.url}?room=friends", n) for n in ("ann", "bo", "cy")]
+    assert all(conn.hello["rooms"] is True for conn in room), "hubs sharing Redis say so"
     figures = await asyncio.to_thread(hub_figures, cluster)
     assert sorted(f["connections"] for f in figures) == [0, 3]
     table = await room[0].create_table("nmbr9", 3, seed=5)

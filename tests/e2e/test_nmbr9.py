@@ -63,6 +63,7 @@ async def test_disconnected_player_resumes_with_token_and_last_version(hub: Runn
 
     bo = await bo.reconnect(hub.url)
     assert bo.hello["resumed"] == [{"table": table, "seat": 1, "ok": True}]
+    assert bo.hello["rooms"] is False, "one hub on a memory store: no room to name"
     server_version = hub.hub.live[table].record.version
     mirror = await bo.wait_version(table, server_version)
     assert mirror.version == server_version > seen

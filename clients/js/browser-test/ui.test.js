@@ -4,14 +4,16 @@
 // illegal drop shows the rule it breaks; a whole 9-tower game against a bot reaches the
 // end screen; the timer's move gets a notice; the phone lobby puts "Start a game"
 // first; wall duel, number row and Termite Towers tables render and accept moves, and
-// Termite's night choices are answered in steps.  Every page fails the run on any
+// Termite's night choices are answered in steps; a room in the page address reaches the
+// socket and the links, and on a hub sharing its tables (Redis) creating a table takes
+// the page into a room of its own.  Every page fails the run on any
 // console warning or error.  Screenshots go to artifacts/screenshots/.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { cellPoint, launch, openUi, screenshot, tableId } from '../testing/browser.js';
-import { startHub } from '../testing/hub.js';
+import { startHub, startRedis } from '../testing/hub.js';
 import { termitePath } from '../testing/termite.js';
 import { checkPlacement, placedCells, shapeSize } from '../ui/games/nmbr9-rules.js';
 
@@ -279,6 +281,7 @@ describe('9-tower to the end', () => {
     await roundIs(page, round + 1);
     assert.ok(await page.isVisible('.timer-notice'), 'the notice is still shown a round later');
     assert.ok((await logLines(page)).includes('Time ran out: the bot played your move.'));
+    assert.equal(page.sockets.length, 1, 'one hub on its own store: creating a table takes no room');
     assert.deepEqual(page.problems, []);
   });
 });
@@ -292,6 +295,36 @@ describe('a room named in the address', () => {
     const link = await page.evaluate(() => navigator.clipboard.readText());
     assert.equal(link, `${hub.http}/?room=friends%201#/table/${table}?watch`);
     assert.deepEqual(page.problems, []);
+  });
+});
+
+describe('a hub that shares its tables with other hubs (Redis)', () => {
+  let redis;
+  let sharing;
+  before(async () => {
+    redis = await startRedis();
+    sharing = await startHub({ store: redis.url });
+  });
+  after(async () => {
+    await sharing?.stop();
+    await redis?.stop();
+  });
+
+  it('creating a table takes the page into a room of its own, kept in its links', async () => {
+    const page = await openUi(browser, sharing, 'uma', { permissions: ['clipboard-read', 'clipboard-write'] });
+    const table = await createTable(page, 'brix', { seats: 2, bots: true });
+    const room = new URL(page.url()).searchParams.get('room');
+    assert.match(room ?? '', /^[a-z0-9]{10}$/, 'the address names a room');
+    assert.deepEqual(page.sockets.map((u) => new URL(u).searchParams.get('room')), [null, room], 'the socket moved there');
+    await page.waitForSelector('#conn[data-state="open"]');
+    await page.click('.table-foot .share');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${sharing.http}/?room=${room}#/table/${table}?watch`);
+    // A second table: the page is in its room already.
+    await page.click('a[href="#/"]');
+    await createTable(page, 'brix', { seats: 2, bots: true });
+    assert.equal(page.sockets.length, 2, 'no second move');
+    assert.deepEqual(page.problems, []);
+    await page.context().close(); // before its hub stops (it would try to reconnect)
   });
 });
 

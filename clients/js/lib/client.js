@@ -207,6 +207,33 @@ export class Client {
     });
   }
 
+  /**
+   * Go on at another address -- e.g. this hub's /ws naming a room (protocol/README.md
+   * "Connecting": behind a balancer, a room stays on one hub).  The socket is replaced
+   * and every table resumed, as after a dropped connection; requests still waiting for
+   * a reply fail with ConnectionError.  Resolves with the new hello reply; if the new
+   * address cannot be reached, the client keeps retrying it as after a drop.
+   */
+  async moveTo(url) {
+    this.url = url;
+    const old = this._ws;
+    this._ws = null; // its close is not a drop: _onClose ignores it
+    this._failPending('the connection moved to another address');
+    if (old && old.readyState <= 1) {
+      // Closed before the new one says hello, so that the hub has let go of the old
+      // socket (as far as the close handshake tells) before its seats are resumed.
+      const closed = new Promise((resolve) => old.addEventListener('close', resolve, { once: true }));
+      old.close(1000, 'moving');
+      await closed;
+    }
+    try {
+      return await this._open(true);
+    } catch (err) {
+      if (!this._closedByUser) this._scheduleReconnect();
+      throw err;
+    }
+  }
+
   /** Drop the socket as a network failure would (the client then reconnects). For tests. */
   dropConnection() {
     this._ws?.close(4999, 'dropped by client');
@@ -301,15 +328,19 @@ export class Client {
     // 4001: another connection took our seat; reconnecting would take it back from it.
     const willReconnect =
       !this._closedByUser && this.options.reconnect && this.state === 'open' && event.code !== 4001;
-    for (const [id, pending] of this._pending) {
-      clearTimeout(pending.timer);
-      pending.reject(new ConnectionError(`connection closed (${event.code} ${event.reason || ''})`.trim()));
-      this._pending.delete(id);
-    }
-    for (const mirror of this.tables.values()) mirror.resyncPending = null;
+    this._failPending(`connection closed (${event.code} ${event.reason || ''})`.trim());
     this._emit('close', { code: event.code, reason: event.reason, willReconnect });
     if (willReconnect) this._scheduleReconnect();
     else if (this.state !== 'reconnecting') this._setState('closed');
+  }
+
+  _failPending(reason) {
+    for (const [id, pending] of this._pending) {
+      clearTimeout(pending.timer);
+      pending.reject(new ConnectionError(reason));
+      this._pending.delete(id);
+    }
+    for (const mirror of this.tables.values()) mirror.resyncPending = null;
   }
 
   _scheduleReconnect() {

@@ -1,6 +1,6 @@
 // The client library against a real hub (spawned on a free port): hello, requests,
 // patches equal snapshots, resync after a forced gap and after a corrupted view,
-// reconnect + resume through a cut TCP connection, the live lobby, batch frames, and
+// reconnect + resume through a cut TCP connection, moving to another address, the live lobby, batch frames, and
 // retries of what a busy server refuses (against a scripted peer: a hub is not busy on cue).
 
 import assert from 'node:assert/strict';
@@ -207,14 +207,41 @@ describe('reconnect', () => {
   });
 });
 
+describe('moving to another address', () => {
+  it('goes on with its seat and its lobby at a room of the same hub', async () => {
+    const alice = await connect('move-alice');
+    const bob = await connect('move-bob');
+    await alice.subscribeTables();
+    const table = await alice.createTable('nmbr9', 2, { seed: 17 });
+    const { seat } = await alice.join(table);
+    await bob.join(table);
+    await alice.waitFor(table, (m) => m.view.status === 'playing');
+
+    const url = `${shared.hub.ws}?room=${encodeURIComponent('move test')}`;
+    const reply = await alice.moveTo(url);
+    assert.equal(alice.url, url);
+    assert.equal(alice.state, 'open');
+    assert.deepEqual(reply.resumed.map((r) => [r.table, r.seat, r.ok]), [[table, seat, true]]);
+
+    // Still seated, still in the lobby.
+    const other = await bob.createTable('nmbr9', 2);
+    const listed = (list) => list.some((t) => t.table === other);
+    if (!listed(alice.lobby)) await alice.next('tables', listed);
+    const version = await alice.act(table, (await alice.legal(table)).actions[0]);
+    const mirror = await alice.waitFor(table, (m) => m.version >= version);
+    assert.deepEqual(mirror.view, await snapshotAt(table, version));
+  });
+});
+
 describe('lobby', () => {
   it('pushes the table list when it changes', async () => {
     const watcher = await connect('lobby');
     await watcher.subscribeTables();
     const maker = await connect('maker');
-    const seen = watcher.next('tables', (tables) => tables.some((t) => t.table === created));
     const created = await maker.createTable('nmbr9', 3, {}, 'lobby test');
-    const tables = await seen;
+    // The push may come before the reply: the latest list, else the next one.
+    const listed = (tables) => tables.some((t) => t.table === created);
+    const tables = listed(watcher.lobby) ? watcher.lobby : await watcher.next('tables', listed);
     const row = tables.find((t) => t.table === created);
     assert.equal(row.game, 'nmbr9');
     assert.equal(row.seats.length, 3);

@@ -1,11 +1,12 @@
-// Test support: run a real tablehub hub on a free port (node tests and browser tests).
+// Test support: run a real tablehub hub on a free port (node tests and browser tests),
+// on its memory store or on a throwaway redis-server (`startRedis()`).
 //
 // The hub binary is $TABLEHUB_BIN, else <repo>/.venv/bin/tablehub.  `startHub()` waits
 // for /healthz to answer before resolving; `stop()` ends the process it started.
 
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,10 +49,14 @@ export async function until(probe, timeoutMs, what) {
   }
 }
 
-/** Start a hub (on `port`, else a free one); resolves with {port, http, ws, stop, output()}. */
-export async function startHub({ timeoutMs = 20000, port: wanted } = {}) {
+/**
+ * Start a hub (on `port`, else a free one; on `store`, e.g. a startRedis() url, else its
+ * memory store); resolves with {port, http, ws, stop, output()}.
+ */
+export async function startHub({ timeoutMs = 20000, port: wanted, store } = {}) {
   const port = wanted ?? (await freePort());
-  const proc = spawn(tablehubBin(), ['serve', '--port', String(port), '--log-level', 'warning'], {
+  const args = ['serve', '--port', String(port), '--log-level', 'warning', ...(store ? ['--store', store] : [])];
+  const proc = spawn(tablehubBin(), args, {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -79,12 +84,41 @@ export async function startHub({ timeoutMs = 20000, port: wanted } = {}) {
     http,
     ws: `ws://127.0.0.1:${port}/ws`,
     output: () => output,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopProcess(proc, exited),
   };
+}
+
+async function stopProcess(proc, exited) {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A throwaway redis-server (no persistence) on a free port: {url, stop}. $REDIS_SERVER, else redis-server on PATH. */
+export async function startRedis({ timeoutMs = 10000 } = {}) {
+  const port = await freePort();
+  const proc = spawn(process.env.REDIS_SERVER ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let output = '';
+  proc.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  await until(
+    () =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
+        socket.on('error', reject);
+      }),
+    timeoutMs,
+    `redis-server on port ${port}`,
+  ).catch((err) => {
+    proc.kill('SIGKILL');
+    throw new Error(`${err.message}\n${output}`);
+  });
+  return { url: `redis://127.0.0.1:${port}/0`, stop: () => stopProcess(proc, exited) };
 }

@@ -53,14 +53,37 @@ const app = {
   gameInfo(id) {
     return this.games.find((g) => g.id === id) ?? { id, name: id };
   },
+  /**
+   * Before this page creates a table on a hub that shares its tables with other hubs
+   * (hello `rooms`): unless the page is in a room already, it takes one of its own --
+   * the address gains ?room=, the socket moves there -- so that everyone who follows
+   * its links meets on the table's hub (protocol/README.md "Connecting").
+   */
+  async enterRoom() {
+    if (!this.client.server?.rooms || pageRoom()) return;
+    const address = new URL(location.href);
+    address.searchParams.set('room', newRoom());
+    history.replaceState(null, '', address.href);
+    await this.client.moveTo(wsUrl());
+  },
 };
+
+function pageRoom() {
+  return new URLSearchParams(location.search).get('room');
+}
+
+/** Ten random lower-case letters and digits. */
+function newRoom() {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return [...crypto.getRandomValues(new Uint8Array(10))].map((b) => alphabet[b % alphabet.length]).join('');
+}
 
 /** The hub's socket; a page opened with ?room=KEY names that room (protocol/README.md:
  * behind a balancer, everyone in a room meets on one hub). */
 function wsUrl() {
   const url = new URL('/ws', location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const room = new URLSearchParams(location.search).get('room');
+  const room = pageRoom();
   if (room) url.searchParams.set('room', room);
   return url.href;
 }

@@ -113,6 +113,7 @@ function gameCard(app, game) {
 
 /** Create a table, sit at it, and fill the other seats with bots when `bots` ({level?}). */
 async function createAndSit(app, game, seatCount, options, bots) {
+  await app.enterRoom();
   const { client } = app;
   const table = await client.createTable(game.id, seatCount, options);
   const { seat, token } = await client.join(table);
