@@ -216,6 +216,7 @@ export class Client {
    */
   async moveTo(url) {
     this.url = url;
+    clearTimeout(this._reconnectTimer); // a reconnect under way goes to the new address now
     const old = this._ws;
     this._ws = null; // its close is not a drop: _onClose ignores it
     this._failPending('the connection moved to another address');
