@@ -205,12 +205,18 @@ class RedisBus(Bus):
     publish_command = "PUBLISH"
     """How a message goes on a table's channel (``SPUBLISH`` on a cluster)."""
 
+    def _sent_on_link(self, commands: list[Command]) -> bool:
+        """Send ``commands`` on the commit link without waiting for their answer, if it
+        is open (a failure is only logged: see :func:`_unanswered`)."""
+        if self._link is None or not self._link.ready:
+            return False
+        self._link.send(commands, _unanswered)
+        return True
+
     async def _publish_now(self, channel: str, data: bytes) -> None:
         if self._closing:  # (a closed pool would open a connection nobody closes)
             return
-        if self._link is not None and self._link.ready:
-            self._link.send([("PUBLISH", channel, data)], _unanswered)
-        else:
+        if not self._sent_on_link([(self.publish_command, channel, data)]):
             await self.redis.publish(channel, data)
 
     async def _subscribe(self, *channels: str) -> None:
@@ -332,8 +338,7 @@ class RedisBus(Bus):
             (self.publish_command, name, b""),
             ("SET", f"th:proc:{self.process_id}", 1, "PX", LEASE_MS * 2),
         ]
-        if self._link is not None and self._link.ready:
-            self._link.send(commands, _unanswered)
+        if self._sent_on_link(commands):
             return
         async with self.redis.pipeline(transaction=False) as pipe:
             for command in commands:

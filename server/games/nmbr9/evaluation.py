@@ -77,20 +77,24 @@ _SHAPE_BITS: dict[int, dict[int, tuple[ShapeBits, ...]]] = {}
 """Per row stride: each digit's distinct rotations."""
 
 
+def _bit_offsets(codes: tuple[int, ...], stride: int) -> tuple[int, ...]:
+    """Cell-code offsets as bit offsets of that row stride (a border's y may be -1)."""
+    xs = ((c + W // 2) // W for c in codes)
+    return tuple(x * stride + c - x * W for x, c in zip(xs, codes, strict=True))
+
+
 def _shape_bits(stride: int) -> dict[int, tuple[ShapeBits, ...]]:
     shapes = _SHAPE_BITS.get(stride)
     if shapes is None:
-
-        def bits(codes: tuple[int, ...]) -> tuple[int, ...]:
-            """Cell-code offsets as bit offsets (an offset's y may be -1: a border)."""
-            xs = ((c + W // 2) // W for c in codes)
-            return tuple(x * stride + c - x * W for x, c in zip(xs, codes, strict=True))
-
         shapes = {
             d: tuple(
-                ShapeBits(rot, bits(codes), codes, bits(BORDER[(d, rot)]))
+                ShapeBits(
+                    rot,
+                    _bit_offsets(ROT_SHAPE[(d, rot)], stride),
+                    ROT_SHAPE[(d, rot)],
+                    _bit_offsets(BORDER[(d, rot)], stride),
+                )
                 for rot in DISTINCT_ROTATIONS[d]
-                for codes in (ROT_SHAPE[(d, rot)],)
             )
             for d in DIGITS
         }
