@@ -64,7 +64,11 @@ const app = {
     const address = new URL(location.href);
     address.searchParams.set('room', newRoom());
     history.replaceState(null, '', address.href);
-    await this.client.moveTo(wsUrl());
+    try {
+      await this.client.moveTo(wsUrl());
+    } catch {
+      throw new Error('The connection to the server dropped while setting up your table. It is reconnecting: try again in a moment.');
+    }
   },
 };
 
