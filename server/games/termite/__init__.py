@@ -39,7 +39,7 @@ from tablehub.server.games.termite import bot, data, engine, setup, stages, view
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
 one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a
 tunnel / collect cubes, E trade to build, F move cubes / build in a room, G queen card).
-A soldier may bump a worker from A/C/E/G and counts 2 on D. A helper die lets another
+A soldier may bump a worker from A/C/E/G and counts 2 collecting on D. A helper lets another
 die take any value. At night actions resolve A to G, die value 1 to 6.
 
 Moves: place_die {die, slot[, helper[, value]]}; slots A1-A6 C1-C6 E1-E6 G1-G6,
@@ -48,16 +48,17 @@ At night answer the pending choice with choose {...} or pass (trade, move, build
 
 Edition [house]: 6 colours (D1 red, D2 yellow, D3 green, D4 blue, D5 purple, D6 white);
 stake cards 1,1,2,2,3 cubes per colour, 5 face down under each main stake; 42 blueprints
-(O2 I3 L3 J3 T4 S5 Z5 points, 4 cubes of the card's colour); queen cards royal_jelly,
+(O2 I3 L3 J3 T4 S5 Z5 points; a card's colour is only its label: any card builds from a
+room of 4 cubes of any one colour, the piece taking that colour); queen cards royal_jelly,
 swarm, mandibles, nursery, architect; goal cards +2 when at least as good as the
 neighbour (solo: a threshold); bonus spaces worker, soldier, room, blueprint, queen,
 egg, cubes, points (+2); a reward the supply cannot give is lost.
 House rulings: your supply holds 10 workers and 3 soldiers beside your start dice.
-Every die on a main stake (tunnel and collect slot) counts for its majority, a soldier
-2; each neutral colour is its own rival; a tie for most gives each tied player 1 cube
-and nobody is second. Each tunnel-slot die digs one tunnel (a soldier too); players may
-share a tunnel edge. Collected cubes come from that main stake or a stake card your
-tunnels reach; the traded (E) cube from a stake card your tunnels reach. Rooms hold up
+Only collect-slot dice count for a main stake's majority (a soldier 2); tunnel-slot
+dice dig, one tunnel each (a soldier too); each neutral colour is its own rival; a tie
+for most gives each tied player 1 cube and nobody is second. Players may share a tunnel
+edge. Collected cubes come from that main stake or a stake card your tunnels reach; the
+traded (E) cube from any face-up stake card with cubes, tunnels or not. Rooms hold up
 to 3 dice of one value; an empty room has no egg, cubes or dice. Any number of queen
 cards on your turn before your die; a soldier may bump any worker, even your own; a
 bumped die is placed again at once, without a helper. Two rooms move cubes once per die

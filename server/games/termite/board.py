@@ -232,6 +232,16 @@ def reached_sources(state: State, seat: int) -> list[str]:
     return out
 
 
+def stake_card_sources(state: State) -> list[str]:
+    """Every face-up stake card with cubes, in any area (where the E cube comes from)."""
+    return [
+        f"D{area}/{node}"
+        for area in range(1, 7)
+        for node in data.STAKE_CARD_NODES
+        if source_cubes(state, f"D{area}/{node}") > 0
+    ]
+
+
 def all_sources(state: State) -> list[str]:
     """Every main stake and face-up stake card with cubes."""
     out = []

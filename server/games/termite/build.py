@@ -30,10 +30,11 @@ def _row_bonuses(state: State, seat: int, before: list[int], events: list[Event]
 
 
 def trade_sources(state: State, seat: int) -> list[str]:
-    """Where the traded cube may come from: a face-up stake card with cubes that the
-    seat's tunnels reach (the seed: any cube, taken from the stake cards; the stake cards
-    a player may take from are those their tunnels reach)."""
-    return board.reached_sources(state, seat)
+    """Where the traded cube may come from: any face-up stake card with cubes, in any
+    area, tunnels or not (docs/games/termite.md "Where collected cubes and the E cube come
+    from"; the seed: "one cube of any colour (taken from the stake cards)").  A main
+    stake is not a stake card; a face-down card has no cubes on it yet."""
+    return board.stake_card_sources(state)
 
 
 _CUBE: list[board.Cell] = [(0, 0)]
@@ -189,8 +190,8 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
 def resolve_trade_take(
     state: State, task: Task, action: Action, rng: Rng, events: list[Event]
 ) -> None:
-    """Action E, the cube: from a stake card the seat's tunnels reach (``trade_sources``),
-    dropped at once into a chosen wall column."""
+    """Action E, the cube: from any face-up stake card with cubes (``trade_sources``),
+    placed at once in the wall."""
     seat = task["seat"]
     source = field_str(action, "source")
     player = state["players"][seat]
@@ -201,8 +202,8 @@ def resolve_trade_take(
         raise IllegalAction(f"{source} has no cubes")
     if source not in trade_sources(state, seat):
         raise IllegalAction(
-            f"you cannot take from {source}: the traded cube comes from a face-up stake card"
-            " your tunnels reach"
+            f"you cannot take from {source}: the traded cube comes from a face-up stake card,"
+            " not a main stake"
         )
     [(column, row)] = place_piece(player["wall"], _CUBE, action, "the cube")
     before = board.full_rows(player["wall"])
@@ -326,13 +327,15 @@ def build_rooms(state: State, seat: int, value: int) -> list[tuple[int, str]]:
 
 
 def build_options(state: State, task: Task) -> list[Action]:
+    """Every build: any blueprint in hand with any room that may build (docs/games/
+    termite.md "Any blueprint builds with any colour"; the seed ties no colour to the
+    card: "1 blueprint card and a room with 4 cubes of the same colour and 2 dice of the
+    same value")."""
     seat = task["seat"]
     player = state["players"][seat]
     out: list[Action] = []
-    for room, colour in build_rooms(state, seat, task["value"]):
+    for room, _ in build_rooms(state, seat, task["value"]):
         for card in player["hand"]:
-            if data.blueprint_colour(card) != colour:
-                continue
             for k, cells in enumerate(board.shape_rotations(data.blueprint_shape(card))):
                 for spot in piece_spots(player["wall"], cells):
                     out.append(
@@ -342,8 +345,9 @@ def build_options(state: State, task: Task) -> list[Action]:
 
 
 def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: list[Event]) -> None:
-    """Action F, build: a blueprint in hand plus a room with 4 cubes of its colour and 2
-    dice of one value; the piece drops into the wall (rotation = clockwise quarter turns
+    """Action F, build: a blueprint in hand (any card, whatever its label colour) plus a
+    room with 4 cubes of one colour and 2 dice of one value; the room's cubes make the
+    piece (its cells take their colour), placed in the wall (rotation = clockwise quarter turns
     among the shape's distinct ones, column and row = its lower-left corner; without a
     row it drops straight down)."""
     seat, value = task["seat"], task["value"]
@@ -359,9 +363,7 @@ def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: li
             f"room {room} cannot build now: it needs 4 cubes of one colour and 2 dice "
             f"showing {value}"
         )
-    colour = data.blueprint_colour(card)
-    if rooms[room] != colour:
-        raise IllegalAction(f"room {room} holds {rooms[room]} cubes, blueprint {card} is {colour}")
+    colour = rooms[room]
     shapes = board.shape_rotations(data.blueprint_shape(card))
     if not 0 <= rotation < len(shapes):
         raise IllegalAction(

@@ -192,15 +192,15 @@ def resolve_tunnel(state: State, task: Task, action: Action, rng: Rng, events: l
 
 
 def stake_counts(state: State, area: int) -> dict[int, int]:
-    """Dice per rival on main stake D<area>, both slots (docs/games/termite.md "Which dice
-    count for a D majority"; the seed counts the dice on each main stake): a soldier
-    counts 2; each neutral set is its own rival (``board.rival``: -1, -2, -3)."""
+    """Dice per rival in the collect slot of main stake D<area> (docs/games/termite.md
+    "Which dice count for a D majority": the tunnel slot's dice dig and do not count;
+    the seed's collect action counts the dice on each main stake, a soldier as 2); each
+    neutral set is its own rival (``board.rival``: -1, -2, -3)."""
     counts: dict[int, int] = {}
-    for slot in (f"D{area}t", f"D{area}c"):
-        for owner, index in board.dice_at(state, slot):
-            d = board.die(state, owner, index)
-            who = board.rival(state, owner, index)
-            counts[who] = counts.get(who, 0) + (2 if d["kind"] == "soldier" else 1)
+    for owner, index in board.dice_at(state, f"D{area}c"):
+        d = board.die(state, owner, index)
+        who = board.rival(state, owner, index)
+        counts[who] = counts.get(who, 0) + (2 if d["kind"] == "soldier" else 1)
     return counts
 
 

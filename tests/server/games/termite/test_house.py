@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tablehub.server.games.base import BadOptions
-from tablehub.server.games.termite import GAME, board, build, data, gather
+from tablehub.server.games.termite import GAME, board, data, gather
 from tests.server.games.conformance import assert_refused
 from tests.server.games.termite.test_helpers import (
     act,
@@ -103,26 +103,41 @@ def test_the_supply_holds_ten_workers_and_three_soldiers_beside_the_start_dice()
 # --- Action D --------------------------------------------------------------------------------
 
 
-def test_every_die_on_a_main_stake_counts_for_its_majority() -> None:
-    """The seed counts the dice on each main stake: tunnel and collect slot alike."""
+def test_only_collect_slot_dice_count_for_a_majority() -> None:
+    """The seed's collect action counts the dice on each main stake; the tunnel slot's
+    dice do the dig action and do not count, so a collect-slot die is never worth less
+    than a tunnel-slot die for cubes."""
     s = board4()
     put(s, 0, 0, "D5t")
     put(s, 0, 1, "D5t")
     put(s, 1, 0, "D5c")
-    assert gather.stake_counts(s, 5) == {0: 2, 1: 1}
-    assert awards(s, 5) == [(0, 2), (1, 1)]
-
-
-def test_a_soldier_on_the_tunnel_slot_digs_one_tunnel_and_counts_two() -> None:
+    assert gather.stake_counts(s, 5) == {1: 1}
+    assert awards(s, 5) == [(1, 2)]
+    put(s, 0, 2, "D5c")
+    assert awards(s, 5) == [(0, 1), (1, 1)]  # one collect die each: a tie for most
     s = board4()
-    put(s, 0, 6, "D2t")  # seat 0's soldier
+    put(s, 0, 0, "D5t")
+    s, events = to_night(s)
+    s = choose(s, 0, edge="S-1a")  # the tunnel die digs; nobody collects on D5
+    assert not [e for e in events if e["type"] == "majority" and e["area"] == 5]
+    assert s["stakes"][4]["cubes"] == data.MAIN_STAKE_CUBES
+
+
+def test_a_soldier_digs_one_tunnel_and_counts_two_in_the_collect_slot() -> None:
+    s = board4()
+    put(s, 0, 6, "D2t")  # seat 0's soldier digs
     put(s, 1, 0, "D2c")
     s, _ = to_night(s)
     assert pending(s)["t"] == "tunnel"
     s = choose(s, 0, edge="S-1a")
     assert s["players"][0]["tunnels"][1] == ["S-1a"]
-    assert pending(s)["t"] == "cube"  # no second tunnel: on to collecting
-    assert gather.stake_counts(s, 2) == {0: 2, 1: 1}
+    assert pending(s) == {"t": "cube", "seat": 1, "scope": 2, "colour": None}
+    s = board4()
+    put(s, 0, 6, "D2c")  # a soldier collecting counts 2
+    put(s, 1, 0, "D2c")
+    put(s, 2, 0, "D2c")
+    assert gather.stake_counts(s, 2) == {0: 2, 1: 1, 2: 1}
+    assert awards(s, 2) == [(0, 2)]
 
 
 def test_with_a_tie_for_most_nobody_is_second() -> None:
@@ -137,7 +152,8 @@ def test_with_a_tie_for_most_nobody_is_second() -> None:
 
 def test_cube_sources_collected_and_traded() -> None:
     """Collected cubes: the stake's own main stake or any stake card your tunnels reach;
-    the E cube: a stake card your tunnels reach only."""
+    the E cube: any face-up stake card with cubes, reached or not (the seed: "taken from
+    the stake cards"), never a main stake."""
     s = board4()
     reveal(s, 2, "1a", "green", 3)
     s["players"][0]["tunnels"][1] = ["S-1a"]
@@ -152,8 +168,43 @@ def test_cube_sources_collected_and_traded() -> None:
     s = choose(s, 0, source="D6", room=1)
     s = choose(s, 0, source="D6", room=1)
     s = choose(s, 0, pay="cubes", cubes=[[0, "red"], [0, "red"]])
-    assert {a["source"] for a in GAME.legal_actions(s, 0) if "source" in a} == {"D2/1a"}
-    assert build.trade_sources(s, 0) == ["D2/1a"]
+    assert {a["source"] for a in GAME.legal_actions(s, 0) if "source" in a} == {
+        "D2/1a",
+        "D3/1b",
+    }
+    assert_refused(
+        GAME, s, 0, {"type": "choose", "source": "D6", "column": 0}, "illegal_action", "main stake"
+    )
+    s = choose(s, 0, source="D3/1b", column=0)
+    assert s["players"][0]["wall"][0][0] == "white"
+
+
+def test_e_trades_without_tunnels() -> None:
+    """A player with no tunnel at all trades for a cube from any face-up stake card."""
+    s = board4()
+    reveal(s, 4, "2b", "blue", 1)
+    give_egg(s, 0, 3)
+    put(s, 0, 0, "E2")
+    s, _ = to_night(s)
+    assert pending(s)["t"] == "trade"
+    s = choose(s, 0, pay="egg", room=3)
+    assert pending(s)["t"] == "trade_take"
+    s = choose(s, 0, source="D4/2b", column=5)
+    assert s["players"][0]["wall"][0][5] == "blue"
+    assert s["stakes"][3]["cards"]["2b"]["cubes"] == 0
+
+
+def test_any_blueprint_builds_with_any_colour() -> None:
+    """The seed's build needs "1 blueprint card and a room with 4 cubes of the same colour
+    and 2 dice of the same value": the card's colour is only its label, and the piece
+    takes the colour of the room's cubes."""
+    s = build_position(["red-I"], cubes="green")
+    s, _ = to_night(s)
+    assert pending(s)["t"] == "build"
+    s = choose(s, 0, room=2, blueprint="red-I", rotation=0, column=0)
+    player = s["players"][0]
+    assert player["wall"][0][:4] == ["green"] * 4
+    assert player["built"] == ["red-I"] and player["rooms"][2]["cubes"] == []
 
 
 # --- Rooms, eggs, dice -----------------------------------------------------------------------

@@ -188,8 +188,9 @@ def test_d_no_tunnels_left_skips() -> None:
     put(s, 0, 0, "D3t")
     s, _ = to_night(s)
     assert s["players"][0]["tunnels"][2] == []
-    # The die still counts for D3's majority (docs/games/termite.md "Action D").
-    assert pending(s) == {"t": "cube", "seat": 0, "scope": 3, "colour": None}
+    # A tunnel-slot die does not count for D3's majority (docs/games/termite.md "Which
+    # dice count for a D majority"): nothing is left to do tonight.
+    assert s["phase"] == "day" and s["round"] == 2
 
 
 # --- D: collecting -------------------------------------------------------------------------------
@@ -345,7 +346,7 @@ def test_e_trade_two_cubes_for_a_wall_cube() -> None:
     assert_refused(GAME, s, 0, {"type": "pass"}, "illegal_action", "cannot be passed")
     assert_refused(GAME, s, 0, {"type": "choose", "source": "D4/1a", "column": 6}, "bad_action")
     assert_refused(
-        GAME, s, 0, {"type": "choose", "source": "D4", "column": 2}, "illegal_action", "reach"
+        GAME, s, 0, {"type": "choose", "source": "D4", "column": 2}, "illegal_action", "main stake"
     )
     s = choose(s, 0, source="D4/1a", column=2)
     assert s["players"][0]["wall"][0][2] == "blue"
@@ -469,17 +470,17 @@ def test_f_build_tetris_style() -> None:
     s, _ = to_night(s)
     assert pending(s) == {"t": "build", "seat": 0, "value": 5}
     legal = GAME.legal_actions(s, 0)
-    # T: 4 rotations (4, 5, 4, 5 columns), O: 1 rotation x 5 columns; red-I needs red cubes.
-    # Each is listed as a drop (no row) and as its resting place on the floor (row 0).
-    # And pass.
-    assert len(legal) == 2 * (18 + 5) + 1
+    # T: 4 rotations (4, 5, 4, 5 columns), O: 1 rotation x 5 columns, I: 2 rotations (3, 6
+    # columns; any blueprint builds with the green cubes).  Each is listed as a drop (no
+    # row) and as its resting place on the floor (row 0).  And pass.
+    assert len(legal) == 2 * (18 + 5 + 9) + 1
     assert_refused(
         GAME,
         s,
         0,
-        {"type": "choose", "room": 2, "blueprint": "red-I", "rotation": 0, "column": 0},
+        {"type": "choose", "room": 2, "blueprint": "blue-I", "rotation": 0, "column": 0},
         "illegal_action",
-        "holds green",
+        "not in your hand",
     )
     assert_refused(
         GAME,
@@ -617,6 +618,6 @@ def test_resolution_order_a_to_g() -> None:
         assert task is not None
         kinds.append(task["t"])
         s = GAME.apply(s, 0, GAME.bot_action(s, 0))[0]
-    # The tunnel die on D1 also wins D1's majority: two cubes before the trade.
-    assert kinds[:4] == ["blueprint", "egg", "tunnel", "cube"][: len(kinds[:4])]
+    # The tunnel die on D1 only digs (it does not count for D1's majority).
+    assert kinds[:3] == ["blueprint", "egg", "tunnel"][: len(kinds[:3])]
     assert kinds[0] == "blueprint" and kinds.index("egg") < kinds.index("tunnel")
