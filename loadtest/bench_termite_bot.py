@@ -1,11 +1,12 @@
 """Termite Towers bots: head-to-head figures and how games end (issue 14 item 5).
 
-Part 1 plays ``--games`` 2-player games of the bot (``termite.bot``) against the first
+Part 1 plays ``--games`` 2-player games of the bot (``termite.bot``) against the previous
 bot (``termite.bot_basic``), seats alternating, and prints wins, ties and mean scores.
 Part 2 plays ``--ends`` games of the bot against itself for each player count 1-4 and
 prints how they end (a wall with ``rows_to_end`` rows or the empty queen deck), the
-mean rounds and rows, and how often the bot used each rule (swarm and nursery queen
-cards, F moves, egg payments, helper dice).  Engine calls only, no server; bounded.
+mean rounds and rows, and how often the bot used each rule over all those games (each
+action A-G by what it did, each queen card, helper dice, each kind of E payment).
+Engine calls only, no server; bounded.
 
     .venv/bin/python -m tablehub.loadtest.bench_termite_bot [--games 200] [--ends 200]
 """
@@ -48,8 +49,25 @@ def count_uses(action: Action, events: list[Event], uses: Counter[str]) -> None:
     elif kind == "choose" and action.get("pay"):
         uses[f"trade paid with {action['pay']}"] += 1
     for event in events:
-        if event["type"] in ("moved", "built", "hatched", "wall_cube"):
-            uses[event["type"]] += 1
+        name = RULE_EVENTS.get(event["type"])
+        if name is not None and (event["type"] != "cube" or kind == "choose"):
+            uses[name] += 1
+
+
+RULE_EVENTS = {
+    "blueprint": "A blueprint taken",
+    "hatched": "B egg hatched",
+    "egg": "C egg laid",
+    "tunnel": "D tunnel dug",
+    "cube": "D cube collected",
+    "wall_cube": "E cube traded into the wall",
+    "moved": "F cubes moved",
+    "built": "F blueprint built",
+    "queen_drawn": "G queen card drawn",
+    "bonus": "row bonus taken",
+}
+"""Events that show a rule used (a blueprint, egg or cube may also come from a queen
+card or a bonus: the counts are of what happened, whatever paid for it)."""
 
 
 def head_to_head(games: int) -> None:
@@ -97,8 +115,8 @@ def endings(games: int) -> None:
             f" queen deck {reasons['queen deck']:4};"
             f" mean {rounds / games:.1f} rounds, best wall {rows / games:.1f} rows"
         )
-        per_game = ", ".join(f"{name} {n / games:.1f}" for name, n in sorted(uses.items()))
-        print(f"    per game: {per_game}")
+        for name, n in sorted(uses.items()):
+            print(f"    {name}: {n} ({n / games:.1f} a game)")
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Termite Towers (白蟻之塔): rules in docs/games/termite.md.
 
 Modules: ``engine`` (status, legal actions, the move table), ``views``, ``bot`` (and
-``bot_basic``, the earlier bot it is measured against), and the domain modules ``data``
+``bot_basic``, the previous bot it is measured against), and the domain modules ``data``
 (the edition's cards, all [house]), ``board`` (shared queries), ``setup`` (setup, round
 start), ``day`` (dice placement, helper, bumping, queen cards), ``night`` (the night's
 task queue), ``gather`` (A, B, C, D, G, row bonus), ``build`` (E, F, the Tetris wall),

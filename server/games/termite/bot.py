@@ -3,18 +3,21 @@ it pays; also every seat's deadline default.  Deterministic and fast: it never a
 the full legal list (thousands of helper combinations), only for the engine's option
 lists of what it considers, so every action it returns is legal.
 
-Plan.  Hold blueprints whose colours the rooms already collect; win main-stake
-majorities (every die on a stake counts, a tunnel die also digs towards stake cards,
-which E trades need); keep each room to one colour and join split colours with F moves;
-put two equal dice into a room with 4 cubes of a blueprint's colour (a helper die or
-royal jelly makes the pair); build where rows complete, anywhere a piece may rest; pay
-for E trades with what the plan does not need (spare cubes, eggs, queen cards,
-blueprints); hatch eggs early (nursery when a pair of dice waits for one); reroll a poor
-roll with swarm; draw queen cards when ahead, since the empty queen deck ends the game.
+Plan.  Gather each room's cubes towards 4 of one colour (any blueprint builds with any
+colour, so a room's colour is whichever it already holds most of); hold about as many
+blueprints as rooms are filling, the best-scoring shapes first; win main-stake
+majorities with collect-slot dice (only they count) and dig with tunnel-slot dice
+towards stake cards (they turn cards up, and the cards reached feed collecting); join a
+colour split over two rooms with an F move; put two equal dice into a room of 4 cubes of
+one colour (a helper die or royal jelly makes the pair); build where rows complete,
+anywhere a piece may rest; pay for E trades (a cube from any face-up stake card) with
+what the plan does not need (spare cubes, eggs, queen cards, blueprints); hatch eggs
+early (nursery when a pair of dice waits for one); reroll a poor roll with swarm; draw
+queen cards when ahead, since the empty queen deck ends the game.
 
 Values are in rough points of final score; ties go to the first candidate in the
-engine's fixed order.  ``loadtest/bench_termite_bot.py`` measures it against the first
-bot (``bot_basic``).
+engine's fixed order.  ``loadtest/bench_termite_bot.py`` measures it against the previous
+bot (``bot_basic``, written for the earlier edition).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from typing import Any
 
 from tablehub.server.games.base import Action, IllegalAction, State
 from tablehub.server.games.termite import board, build, data, day, gather, night, scoring
-from tablehub.server.games.termite.bot_basic import hand_colours, move_value
 from tablehub.server.games.termite.engine import to_act
 
 Player = dict[str, Any]
@@ -54,38 +56,55 @@ def _main_colour(cubes: list[str]) -> tuple[str | None, int]:
     return colour, n
 
 
+def _full(cubes: list[str]) -> bool:
+    """4 cubes of one colour: a room that can build with any blueprint."""
+    return len(cubes) == data.ROOM_CUBES and len(set(cubes)) == 1
+
+
 def _ready_rooms(player: Player) -> list[int]:
-    """Rooms with 4 cubes of one colour that a blueprint in hand can use."""
-    colours = hand_colours(player)
-    return [
-        r
-        for r, room in enumerate(player["rooms"])
-        if len(room["cubes"]) == data.ROOM_CUBES
-        and len(set(room["cubes"])) == 1
-        and colours[room["cubes"][0]]
-    ]
+    """Rooms with 4 cubes of one colour, when a blueprint in hand can use them."""
+    if not player["hand"]:
+        return []
+    return [r for r, room in enumerate(player["rooms"]) if _full(room["cubes"])]
+
+
+def _filling(player: Player) -> int:
+    """Rooms that are or soon will be able to build (2+ cubes, a full one counts)."""
+    return sum(
+        1 for room in player["rooms"] if not room["egg"] and _main_colour(room["cubes"])[1] >= 2
+    )
+
+
+def _cards_short(player: Player) -> bool:
+    """Fewer blueprints in hand than rooms filling (or none at all)."""
+    return len(player["hand"]) < max(1, _filling(player))
 
 
 def _colour_want(player: Player, colour: str | None) -> float:
-    """How much one more cube of ``colour`` helps: a blueprint in hand of that colour
-    still missing cubes, and cubes of it already gathered in an unfinished room
-    (finishing a room beats starting one)."""
+    """How much one more cube of ``colour`` helps: a room already gathering it (the more
+    it holds, the more: finishing a room beats starting one), else an empty room to
+    start one in."""
     if colour is None:
         return 0
-    in_hand = hand_colours(player)[colour]
-    counts = [room["cubes"].count(colour) for room in player["rooms"]]
-    gathering = max((n for n in counts if n < data.ROOM_CUBES), default=0)
-    if not in_hand:
-        return 0.4 * gathering
-    if data.ROOM_CUBES * min(in_hand, 2) <= sum(counts):
-        return 0.5
-    return 2.5 + gathering
+    gathering = 0
+    for room in player["rooms"]:
+        cubes = room["cubes"]
+        if room["egg"] or len(cubes) >= data.ROOM_CUBES:
+            continue
+        main, n = _main_colour(cubes)
+        if main == colour and n == len(cubes):
+            gathering = max(gathering, n)
+        elif main == colour:
+            gathering = max(gathering, n - 1)
+    if gathering:
+        return 2.5 + gathering
+    empty = any(not r["egg"] and not r["cubes"] for r in player["rooms"])
+    return 1.5 if empty else 0.3
 
 
 def _mergeable(player: Player) -> list[tuple[int, int, str]]:
-    """Pairs of rooms (a < b) that one F move turns into a room of 4 cubes of a colour a
-    blueprint in hand needs, when neither holds them yet."""
-    colours = hand_colours(player)
+    """Pairs of rooms (a < b) that one F move turns into a room of 4 cubes of one
+    colour, when neither holds them yet."""
     rooms = player["rooms"]
     out = []
     for a in range(len(rooms)):
@@ -95,9 +114,31 @@ def _mergeable(player: Player) -> list[tuple[int, int, str]]:
             both = Counter(rooms[a]["cubes"] + rooms[b]["cubes"])
             for colour, n in both.items():
                 held = max(rooms[a]["cubes"].count(colour), rooms[b]["cubes"].count(colour))
-                if colours[colour] and n >= data.ROOM_CUBES > held:
+                if n >= data.ROOM_CUBES > held:
                     out.append((a, b, colour))
     return out
+
+
+def room_value(cubes: list[str]) -> float:
+    """How promising a room's cubes are: many of one colour, pure, full above all."""
+    if not cubes:
+        return 0
+    counts = Counter(cubes)
+    n = counts.most_common(1)[0][1]
+    pure = len(counts) == 1
+    return n * n * (1.5 if pure else 1) + (10 if _full(cubes) else 0)
+
+
+def move_value(player: Player, action: Action) -> float:
+    """What an F move (or ``pass``) gains in ``room_value``."""
+    if action["type"] == "pass":
+        return 0
+    a, b = action["rooms"]
+    rooms = player["rooms"]
+    before = room_value(rooms[a]["cubes"]) + room_value(rooms[b]["cubes"])
+    rest = Counter(rooms[a]["cubes"] + rooms[b]["cubes"]) - Counter(action["cubes"])
+    after = room_value(action["cubes"]) + room_value(list(rest.elements()))
+    return after - before - 0.01
 
 
 @dataclass
@@ -174,8 +215,7 @@ def _slot_value(ctx: Context, kind: str, slot: str, value: int) -> float:
     if card == "R":
         score = _room_value(ctx, int(slot[1:]), value)
     elif card == "A":
-        wanted = _blueprint_wanted(state, player)
-        score = 5.0 if wanted and len(player["hand"]) < 3 else 1.0 if len(player["hand"]) < 4 else 0
+        score = 5.0 if _cards_short(player) else 1.0 if len(player["hand"]) < 3 else 0
     elif card == "C":
         eggs = sum(1 for room in player["rooms"] if room["egg"])
         hatchable = ctx.kinds["worker"] < data.MAX_WORKERS
@@ -185,12 +225,11 @@ def _slot_value(ctx: Context, kind: str, slot: str, value: int) -> float:
         score = 4.0 if ctx.pays else 0.3
     elif card == "G":
         score = 3.5 if ctx.lead > 0 else 2.0 if ctx.lead == 0 else 0.5
+    elif slot.endswith("t"):
+        score = _dig_value(state, player, int(slot[1]))  # a tunnel die does not count
     else:
-        area = int(slot[1])
         weight = 2 if kind == "soldier" else 1
-        score = _majority_value(ctx, area, weight)
-        if slot.endswith("t"):
-            score += _dig_value(state, player, area)
+        score = _majority_value(ctx, int(slot[1]), weight)
     if card in data.SINGLE_SLOT_CARDS and board.slot_die(state, slot) is not None:
         score -= 0.3  # bumping costs the soldier's strength on D
     if kind == "soldier" and card not in "D":
@@ -230,17 +269,6 @@ def _room_value(ctx: Context, room: int, value: int) -> float:
     return -1
 
 
-def _blueprint_wanted(state: State, player: Player) -> bool:
-    """A face-up blueprint matches a colour a room is gathering, or the hand is empty."""
-    if not player["hand"]:
-        return True
-    gathering = {_main_colour(room["cubes"])[0] for room in player["rooms"] if room["cubes"]}
-    held = set(hand_colours(player))
-    return any(
-        data.blueprint_colour(card) in gathering - held for card in state["blueprints"]["face_up"]
-    )
-
-
 def _dig_value(state: State, player: Player, area: int) -> float:
     if board.tunnels_used(player) >= data.TUNNELS_PER_PLAYER:
         return -0.5
@@ -252,7 +280,7 @@ def _dig_value(state: State, player: Player, area: int) -> float:
         node = edge.split("-")[1]
         card = state["stakes"][area - 1]["cards"][node]
         if not card["up"]:
-            best = max(best, 1.8)
+            best = max(best, 2.0)
         elif card["cubes"]:
             best = max(best, 1.0 + 0.4 * _colour_want(player, card["colour"]))
     return best
@@ -354,13 +382,12 @@ def _queen_play(ctx: Context) -> Action | None:
         if pick is not None:
             return {"type": "play_queen", "card": "architect", "blueprint": pick}
     if "mandibles" in queens:
-        colours = hand_colours(player)
         for r, room in enumerate(player["rooms"]):
             colour, n = _main_colour(room["cubes"])
             if colour is None or room["egg"] or n < 2 or len(room["cubes"]) >= data.ROOM_CUBES:
                 continue
             area = data.COLOURS.index(colour) + 1
-            if colours[colour] and n == len(room["cubes"]) and state["stakes"][area - 1]["cubes"]:
+            if n == len(room["cubes"]) and state["stakes"][area - 1]["cubes"]:
                 return {"type": "play_queen", "card": "mandibles", "stake": area, "room": r}
     return None
 
@@ -404,23 +431,16 @@ def _swarm(ctx: Context, free: list[int]) -> Action | None:
 
 
 def _architect_pick(state: State, player: Player) -> str | None:
-    """A face-up blueprint of the colour a room gathers most, when the hand lacks it."""
-    held = set(hand_colours(player))
-    best: tuple[int, str] | None = None
-    for room in player["rooms"]:
-        colour, n = _main_colour(room["cubes"])
-        if colour is None or colour in held:
-            continue
-        for card in state["blueprints"]["face_up"]:
-            if data.blueprint_colour(card) == colour:
-                candidate = (n * 10 + data.blueprint_points(card), card)
-                if best is None or candidate > best:
-                    best = candidate
-    if best is not None:
-        return best[1]
-    if not player["hand"] and (state["blueprints"]["face_up"] or state["blueprints"]["deck"]):
-        return "deck" if not state["blueprints"]["face_up"] else state["blueprints"]["face_up"][0]
-    return None
+    """The best-scoring face-up blueprint (or the deck's top), when the hand is short of
+    cards for the rooms filling."""
+    if not _cards_short(player):
+        return None
+    options = [{"blueprint": card} for card in state["blueprints"]["face_up"]]
+    if state["blueprints"]["deck"]:
+        options.append({"blueprint": "deck"})
+    if not options:
+        return None
+    return str(max(options, key=lambda a: _blueprint_value(player, a))["blueprint"])
 
 
 # --- Night ----------------------------------------------------------------------------------------
@@ -448,14 +468,28 @@ def _night_action(state: State, seat: int) -> Action:
     return options[0]
 
 
+_DECK_POINTS = sum(data.SHAPE_POINTS.values()) / len(data.SHAPE_POINTS)
+
+
 def _blueprint_value(player: Player, action: Action) -> float:
+    """A card's points, a little more for a shape that fits the wall well now (any
+    blueprint builds with any colour); the deck's top is worth the mean points."""
     card = action["blueprint"]
     if card == "deck":
-        return 2
-    colour = data.blueprint_colour(card)
-    best_room = max((room["cubes"].count(colour) for room in player["rooms"]), default=0)
-    spare = 0 if hand_colours(player)[colour] else 2
-    return 3 * best_room + spare + data.blueprint_points(card) / 2
+        return _DECK_POINTS
+    shape = data.blueprint_shape(card)
+    wall = player["wall"]
+    fit = max(
+        (
+            _wall_value(wall, _spot_cells(wall, cells, spot))
+            for cells in board.shape_rotations(shape)
+            for spot in build.piece_spots(wall, cells)
+        ),
+        default=-1000.0,
+    )
+    if fit <= -1000:
+        return -1
+    return data.blueprint_points(card) + 0.02 * (fit - _wall_value(wall, []))
 
 
 def _tunnel_value(state: State, player: Player, area: int, action: Action) -> float:
@@ -486,24 +520,23 @@ def _trade_payment(state: State, seat: int, options: list[Action]) -> Action | N
     if not options:
         return None
     player = state["players"][seat]
-    colours = hand_colours(player)
     best: tuple[float, int, Action] | None = None
     for order, action in enumerate(options):
-        cost = _payment_cost(state, player, colours, action)
+        cost = _payment_cost(state, player, action)
         if best is None or (cost, order) < best[:2]:
             best = (cost, order, action)
     assert best is not None
     return best[2] if best[0] <= 2.5 else None
 
 
-def _payment_cost(state: State, player: Player, colours: Counter[str], action: Action) -> float:
+def _payment_cost(state: State, player: Player, action: Action) -> float:
     pay = action["pay"]
     if pay == "cubes":
         cost = 0.0
         for room, colour in action["cubes"]:
             cubes = player["rooms"][room]["cubes"]
             main, n = _main_colour(cubes)
-            useful = colours[colour] and colour == main
+            useful = colour == main and (n >= 2 or len(cubes) == 1)
             cost += 1.5 + n * 0.5 if useful else 0.4
         return cost
     if pay == "egg":
@@ -511,8 +544,9 @@ def _payment_cost(state: State, player: Player, colours: Counter[str], action: A
     if pay == "queen":
         return 1.0 if len(player["queens"]) >= 2 or state["round"] >= LATE_ROUND else 2.5
     card = action["card"]
-    gathering = {_main_colour(room["cubes"])[0] for room in player["rooms"]}
-    return 3.0 if data.blueprint_colour(card) in gathering else 1.0 + len(player["hand"]) * -0.2
+    if len(player["hand"]) <= _filling(player):
+        return 3.0
+    return 0.5 + 0.2 * data.blueprint_points(card)
 
 
 def _wall_value(wall: Wall, cells: list[board.Cell]) -> float:
