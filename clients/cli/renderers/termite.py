@@ -498,7 +498,7 @@ def _place_steps(
     steps: list[tuple[str | None, str]] = [(None, f"place {label}")]
     if slot.startswith("R"):
         steps.append((None, "into one of your rooms"))
-        steps.append((slot[1:], f"room R{slot[1:]}"))
+        steps.append((slot[1:], f"room R{slot[1:]}" + idle_words(slot, board)))
     else:
         card = (
             slot[0]
@@ -511,9 +511,8 @@ def _place_steps(
         steps.append((None, f"on {card}: {words}"))
         value = slot[1:2]
         rolled = die is not None and str(die["value"]) == value
-        steps.append(
-            (None, f"slot {slot}" + (" (as rolled)" if rolled else " (needs a helper die)"))
-        )
+        as_rolled = " (as rolled)" if rolled else " (needs a helper die)"
+        steps.append((None, f"slot {slot}{as_rolled}{idle_words(slot, board)}"))
     if "helper" not in action:
         steps.append((None, "as it is (no helper)"))
     else:
@@ -723,13 +722,21 @@ def _die_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
     return f"die {index}" + (f": {die['kind']} showing {die['value']}" if die else "")
 
 
+def idle_words(slot: str, board: dict[str, Any]) -> str:
+    """The warning for a place where a die would do nothing tonight (the view's ``idle``),
+    or nothing."""
+    reason = (board.get("idle") or {}).get(slot)
+    return f" -- does nothing tonight: {reason}" if reason else ""
+
+
 def _slot_choice(slot: str, die: Any, board: dict[str, Any], seat: int | None) -> str:
     if slot.startswith("R"):
-        return f"room R{slot[1:]}: into one of your rooms"
+        return f"room R{slot[1:]}: into one of your rooms" + idle_words(slot, board)
     words = _SLOT_WORDS.get(slot[0]) or ("dig a tunnel" if slot.endswith("t") else "collect cubes")
     dice = board["players"][seat]["dice"] if seat is not None else []
     rolled = isinstance(die, int) and 0 <= die < len(dice) and str(dice[die]["value"]) == slot[1:2]
-    return f"slot {slot}: {words}" + (" (as rolled)" if rolled else " (needs a helper die)")
+    text = f"slot {slot}: {words}" + (" (as rolled)" if rolled else " (needs a helper die)")
+    return text + idle_words(slot, board)
 
 
 def stage_option(

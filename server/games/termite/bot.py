@@ -35,6 +35,10 @@ Wall = list[list[str | None]]
 
 LATE_ROUND = 7
 """From this round on, new dice and eggs pay less: few rounds are left to use them."""
+STALL_ROUND = 16
+"""From this round on the bot draws queen cards above all, so the game ends: games end
+by round 10-13 (docs/games/termite.md "Measured: how games end"), and a solo wall with
+holes no piece fits could otherwise go on for ever (neutral dice never draw)."""
 
 
 def bot_action(state: State, seat: int) -> Action:
@@ -62,10 +66,20 @@ def _full(cubes: list[str]) -> bool:
 
 
 def _ready_rooms(player: Player) -> list[int]:
-    """Rooms with 4 cubes of one colour, when a blueprint in hand can use them."""
-    if not player["hand"]:
+    """Rooms with 4 cubes of one colour, when a blueprint in hand fits the wall."""
+    if not _hand_fits(player):
         return []
     return [r for r, room in enumerate(player["rooms"]) if _full(room["cubes"])]
+
+
+def _hand_fits(player: Player) -> bool:
+    """Some blueprint in hand has a place in the wall."""
+    shapes = {data.blueprint_shape(card) for card in player["hand"]}
+    return any(
+        board.fit_positions(player["wall"], cells)
+        for shape in shapes
+        for cells in board.shape_rotations(shape)
+    )
 
 
 def _filling(player: Player) -> int:
@@ -225,6 +239,8 @@ def _slot_value(ctx: Context, kind: str, slot: str, value: int) -> float:
         score = 4.0 if ctx.pays else 0.3
     elif card == "G":
         score = 3.5 if ctx.lead > 0 else 2.0 if ctx.lead == 0 else 0.5
+        if state["round"] >= STALL_ROUND:
+            score += 20  # a game this long is stuck (a wall no piece fits): end it
     elif slot.endswith("t"):
         score = _dig_value(state, player, int(slot[1]))  # a tunnel die does not count
     else:

@@ -16,7 +16,7 @@ from typing import Any
 
 from tablehub.server.games.base import Action, Event, IllegalAction, State
 from tablehub.server.games.rng import Rng
-from tablehub.server.games.termite import board, data, gather, night
+from tablehub.server.games.termite import board, build, data, gather, night
 
 SINGLE = data.SINGLE_SLOT_CARDS
 
@@ -317,3 +317,90 @@ def legal(state: State, seat: int) -> list[Action]:
     if not helpers_allowed(state):
         return place_options(state, seat, dice, helpers=False)
     return place_options(state, seat, dice) + queen_options(state, seat)
+
+
+# --- Dice that would do nothing tonight ---------------------------------------------------
+#
+# Issue 27, docs/games/termite.md "A die that will do nothing says so": the rules let a
+# die go on any free slot, and some of them cannot do anything at night as the table
+# stands (no blueprint left, no stake card with a cube to trade for, no tunnel left...).
+# ``idle_slots`` names those for one seat in plain words, so both clients can say so
+# beside the choice before the player commits it.  Only what is certain is named: a slot
+# whose use depends on what others do first (a majority, a trade paid with a cube still
+# to be collected) is not, nor one a dig already placed for tonight could still open.
+
+
+def idle_slots(state: State, seat: int) -> dict[str, str]:
+    """Slot or room -> why a die of ``seat`` there does nothing tonight (day only)."""
+    if state["phase"] != "day" or not board.active(state, seat):
+        return {}
+    player = state["players"][seat]
+    out: dict[str, str] = {}
+    bps = state["blueprints"]
+    reasons = {
+        "A": None if bps["deck"] or bps["face_up"] else "no blueprint is left to take",
+        "C": _egg_reason(state, seat),
+        "E": _trade_reason(state, seat),
+        "G": None if state["queen_deck"] else "the queen deck is empty",
+    }
+    for card, reason in reasons.items():
+        if reason is not None:
+            out.update({f"{card}{v}": reason for v in range(1, 7)})
+    for area in range(1, 7):
+        if board.tunnels_used(player) >= data.TUNNELS_PER_PLAYER:
+            out[f"D{area}t"] = "you have no tunnels left to dig"
+        elif not board.open_edges(player, area):
+            out[f"D{area}t"] = f"your tunnels already cover every edge of D{area}"
+        reason = _collect_reason(state, seat, area)
+        if reason is not None:
+            out[f"D{area}c"] = reason
+    for room in range(len(player["rooms"])):
+        reason = _room_reason(player, room)
+        if reason is not None:
+            out[f"R{room}"] = reason
+    return out
+
+
+def _egg_reason(state: State, seat: int) -> str | None:
+    if state["eggs"] <= 0:
+        return "no eggs are left in the supply"
+    if not board.empty_rooms(state["players"][seat]):
+        return "you have no empty room for an egg"
+    return None
+
+
+def _trade_reason(state: State, seat: int) -> str | None:
+    player = state["players"][seat]
+    if not board.fit_positions(player["wall"], [(0, 0)]):
+        return "your wall has no place for a cube"
+    if build.trade_sources(state, seat) or _tunnel_dice_tonight(state):
+        return None
+    return "no face-up stake card has a cube to trade for"
+
+
+def _tunnel_dice_tonight(state: State) -> bool:
+    """Whether a die already waits on a tunnel slot (a dig tonight may turn a card up)."""
+    return any(board.dice_at(state, f"D{area}t") for area in range(1, 7))
+
+
+def _collect_reason(state: State, seat: int, area: int) -> str | None:
+    player = state["players"][seat]
+    if not board.cube_rooms(player):
+        return "none of your rooms can take a cube"
+    task = {"t": "cube", "seat": seat, "scope": area, "colour": None}
+    digs = any(o == seat for a in range(1, 7) for o, _ in board.dice_at(state, f"D{a}t"))
+    if gather.cube_sources(state, task) or digs:
+        return None  # a dig of yours tonight may reach a card first
+    return f"main stake D{area} and the stake cards you reach have no cubes"
+
+
+def _room_reason(player: board.Player, room: int) -> str | None:
+    """A room with an egg hatches only while the supply has a die to give."""
+    if not player["rooms"][room]["egg"]:
+        return None
+    kinds = [d["kind"] for d in player["dice"]]
+    workers = kinds.count("worker") < data.MAX_WORKERS
+    soldiers = kinds.count("soldier") < data.MAX_SOLDIERS
+    if not workers and not soldiers:
+        return "your supply has no die left to hatch"
+    return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablehub.server.games.base import State, View
-from tablehub.server.games.termite import board, data, night, scoring
+from tablehub.server.games.termite import board, data, day, night, scoring
 from tablehub.server.games.termite.engine import to_act
 
 
@@ -136,5 +136,6 @@ def view(state: State, seat: int | None) -> View:
         "goals": [{"goal": g["goal"], "seats": list(g["seats"])} for g in state["goals"]],
         "players": [_player(state, s, seat, scores[s]) for s in range(state["seats"])],
         "pending": _pending(state),
+        "idle": day.idle_slots(state, seat) if seat is not None else {},
         "result": state["result"],
     }

@@ -271,16 +271,19 @@ export function createView(root, ctx) {
 
   function slotButton(slot, content, targets) {
     const choice = targets.get(slot);
+    // The view's `idle`: where a die of yours would do nothing tonight, and why.
+    const idle = choice ? view?.idle?.[slot] : undefined;
+    const notes = [choice && !choice.complete ? 'needs a helper die' : null, idle ? `does nothing tonight: ${idle}` : null].filter(Boolean);
     return h(
       choice ? 'button' : 'div',
       {
-        class: ['tm-slot', choice ? 'target' : null, choice && !choice.complete ? 'needs-helper' : null, lastSlots.has(slot) ? 'last' : null],
+        class: ['tm-slot', choice ? 'target' : null, choice && !choice.complete ? 'needs-helper' : null, idle ? 'idle' : null, lastSlots.has(slot) ? 'last' : null],
         data: { slot },
-        title: choice && !choice.complete ? 'needs a helper die' : undefined,
+        title: notes.length ? notes.join('; ') : undefined,
         type: choice ? 'button' : undefined,
         on: choice ? { click: () => ((chain = []), answerStep({ type: 'place_die', die: selected }, 'slot', choice)) } : {},
       },
-      content,
+      idle ? [...[content].flat(), h('small', { class: 'tm-idle' }, ` (does nothing tonight: ${idle})`)] : content,
     );
   }
 

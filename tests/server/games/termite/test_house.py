@@ -339,3 +339,29 @@ def test_rows_to_end_is_five_or_seven(rows: int) -> None:
 def test_rows_to_end_six_is_refused() -> None:
     with pytest.raises(BadOptions, match="5 or 7"):
         fresh(2, rows_to_end=6)
+
+
+def test_a_die_that_will_do_nothing_says_so() -> None:
+    """The seat's view names each place where a die would do nothing tonight, in words;
+    placing there stays legal.  A slot that something already placed could still open
+    (a dig tonight may turn a stake card up) is not named."""
+    s = board4()
+    # The first day: no stake card is face up yet, so E has nothing to trade for.
+    assert set(GAME.view(s, 0)["idle"]) == {f"E{v}" for v in range(1, 7)}
+    assert GAME.view(s, None)["idle"] == {}
+    s["players"][0]["tunnels"][0] = list(data.EDGE_NAMES)
+    s["queen_deck"] = []
+    give_egg(s, 0, 5)
+    s["players"][0]["dice"] += [{"kind": "worker", "value": 1, "at": "X"}] * 10
+    s["players"][0]["dice"] += [{"kind": "soldier", "value": 1, "at": "X"}] * 3
+    idle = GAME.view(s, 0)["idle"]
+    assert idle["E3"] == "no face-up stake card has a cube to trade for"
+    assert idle["G6"] == "the queen deck is empty"
+    assert idle["D1t"] == "your tunnels already cover every edge of D1"
+    assert idle["R5"] == "your supply has no die left to hatch"
+    assert "A1" not in idle and "D1c" not in idle and "R0" not in idle
+    hold(s, 0, 0, 3)
+    assert {"type": "place_die", "die": 0, "slot": "E3"} in GAME.legal_actions(s, 0)
+    put(s, 1, 0, "D2t")  # a dig tonight may turn a card up before E
+    assert "E3" not in GAME.view(s, 0)["idle"]
+    assert GAME.view(s, 1)["idle"]["G1"] == "the queen deck is empty"
