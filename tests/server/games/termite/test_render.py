@@ -254,3 +254,15 @@ def test_the_final_ranking_uses_the_tie_breaks() -> None:
     }
     text = compose(view, {}, seat=None, text=GameText("termite", use_renderer=True)).text
     assert "final ranking: 1. cy 15  2. bo 12  3. ann 12" in text
+
+
+def test_a_slot_that_will_do_nothing_says_so_in_the_choice() -> None:
+    """The view's ``idle`` reason is shown beside the slot before the die is committed."""
+    s = fresh(2, seed=3)
+    seat = GAME.status(s)["to_act"][0]
+    view = GAME.view(s, seat)
+    assert view["idle"]["E2"] == "no face-up stake card has a cube to trade for"
+    _, words = renderer.stage_option("slot", "E2", {"type": "place_die", "die": 0}, view, seat)
+    assert words.endswith("-- does nothing tonight: no face-up stake card has a cube to trade for")
+    _, words = renderer.stage_option("slot", "A2", {"type": "place_die", "die": 0}, view, seat)
+    assert "nothing" not in words
