@@ -35,11 +35,11 @@ from tablehub.server.games.nmbr9.engine import current_card, remaining_counts
 from tablehub.server.games.nmbr9.evaluation import (
     INPUT_NAMES,
     Evaluate,
-    Surface,
     hand_value,
     inputs,
     learned_value,
 )
+from tablehub.server.games.nmbr9.surface import Surface
 
 FIRST_SEED = 50_000
 EPOCHS = 300

@@ -23,17 +23,17 @@ fitted one by one.
 
 from __future__ import annotations
 
-from tablehub.server.games.nmbr9.evaluation import BORDER, Bitboard, ShapeBits, Surface, W
 from tablehub.server.games.nmbr9.rules import BOUND, Placement
 from tablehub.server.games.nmbr9.shapes import DISTINCT_ROTATIONS
+from tablehub.server.games.nmbr9.surface import ShapeBits, Surface
 
 
 def shortlist(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     """The best ``per_level`` legal placements of ``digit`` of each level by fit, highest
     level first, as ``(level, rot, x, y)``."""
-    if not surface.height:  # an empty layout: one placement per rotation, at (0, 0)
+    if not surface.tiles:  # an empty layout: one placement per rotation, at (0, 0)
         return [(0, rot, 0, 0) for rot in DISTINCT_ROTATIONS[digit]][:per_level]
-    return [*_upper(surface, digit, per_level), *_ground(surface.bits(), digit, per_level)]
+    return [*_upper(surface, digit, per_level), *_ground(surface, digit, per_level)]
 
 
 def _in_bounds(x: int, y: int) -> bool:
@@ -41,15 +41,15 @@ def _in_bounds(x: int, y: int) -> bool:
 
 
 def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
-    board = surface.bits()
-    height = surface.height
+    frame = surface.frame
+    layers = surface.layers
     by_level: dict[int, list[tuple[int, int, int, int]]] = {}
     for level, shape, bit in surface.upper_placements(digit):
-        x, y = board.cell(bit)
+        x, y = frame.cell(bit)
         if not _in_bounds(x, y):
             continue
-        origin = x * W + y
-        fit = sum(1 for n in BORDER[(digit, shape.rot)] if height.get(origin + n, 0) > level)
+        higher = layers[level] if level < len(layers) else 0
+        fit = sum(higher >> (bit + n) & 1 for n in shape.border)
         by_level.setdefault(level, []).append((-fit, y, x, shape.rot))
     out: list[Placement] = []
     for level in sorted(by_level, reverse=True):
@@ -57,11 +57,9 @@ def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     return out
 
 
-def _fit_counters(board: Bitboard, shape: ShapeBits) -> tuple[int, list[int]]:
+def _fit_counters(footprint: int, stride: int, shape: ShapeBits) -> tuple[int, list[int]]:
     """The legal ground offsets of one rotation (a mask) and their fits as bit-sliced
     counters: bit k of an offset's fit is its bit in ``counters[k]``."""
-    footprint = board.at_least[1]
-    stride = board.stride
     beside = footprint << 1 | footprint >> 1 | footprint << stride | footprint >> stride
     beside &= ~footprint
     touching = 0
@@ -82,8 +80,12 @@ def _fit_counters(board: Bitboard, shape: ShapeBits) -> tuple[int, list[int]]:
     return legal, counters
 
 
-def _ground(board: Bitboard, digit: int, per_level: int) -> list[Placement]:
-    rotations = [(shape.rot, *_fit_counters(board, shape)) for shape in board.shapes[digit]]
+def _ground(surface: Surface, digit: int, per_level: int) -> list[Placement]:
+    frame = surface.frame
+    footprint = surface.footprint
+    rotations = [
+        (shape.rot, *_fit_counters(footprint, frame.stride, shape)) for shape in frame.shapes[digit]
+    ]
     out: list[Placement] = []
     for fit in range((1 << max(len(c) for _, _, c in rotations)) - 1, -1, -1):
         found: list[tuple[int, int, int]] = []
@@ -95,7 +97,7 @@ def _ground(board: Bitboard, digit: int, per_level: int) -> list[Placement]:
                 mask &= counter if fit >> k & 1 else ~counter
             while mask:
                 low = mask & -mask
-                x, y = board.cell(low.bit_length() - 1)
+                x, y = frame.cell(low.bit_length() - 1)
                 if _in_bounds(x, y):
                     found.append((y, x, rot))
                 mask ^= low

@@ -32,8 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tablehub.server.games.nmbr9.candidates import shortlist
-from tablehub.server.games.nmbr9.evaluation import Evaluate, Surface, learned_value
+from tablehub.server.games.nmbr9.evaluation import Evaluate, learned_value
 from tablehub.server.games.nmbr9.rules import Placement, Tile
+from tablehub.server.games.nmbr9.surface import Surface
 
 SHORTLIST = 6
 """Placements per level kept after the cheap key."""

@@ -14,9 +14,9 @@ from tablehub.clients.cli.connection import ServerError
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import BadOptions, Game, State, final_result
 from tablehub.server.games.nmbr9.candidates import shortlist
-from tablehub.server.games.nmbr9.evaluation import Surface
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.games.nmbr9.shapes import shape_cells
+from tablehub.server.games.nmbr9.surface import Surface
 from tablehub.server.tables.record import TableRecord
 from tests.conftest import RunningHub
 

@@ -1,0 +1,376 @@
+"""A 9-tower layout as the strong bot sees it: bit masks, kept up to date tile by tile
+(docs/games/nmbr9.md "Bots").
+
+Theory of operation.  The bot looks at thousands of layouts a move, each its parent
+plus one tile, so a :class:`Surface` is built once from a list of tiles
+(:meth:`Surface.of`) and every other one by :meth:`Surface.with_tile`, which changes a
+few masks of its parent's instead of rebuilding them.
+
+* Cells are bits of an int in a :class:`Frame` chosen once for the layout the search
+  starts from: cell ``(x, y)`` is bit ``(x - min_x) * stride + (y - min_y)``, with
+  ``MARGIN`` empty cells around that layout, so the tiles the search adds (three at
+  most, each reaching 4 cells out) stay inside it; one that would come within ``PAD``
+  cells of its edge makes :meth:`Surface.with_tile` choose a new frame (rare, and the
+  same result).  ``PAD`` is room for every ground placement touching the footprint
+  and for the cells around it: a shifted shape never wraps onto the next row.
+* ``layers[k]``: the cells holding a square on level k (``layers[0]`` is the
+  footprint); ``tops[k]``: for each tile on level k, its squares not covered, the
+  cells it supports.
+* ``placeable[k]``: the digits (a 10-bit mask) known to have a legal placement on
+  level k, for k from 1 up to the top level + 1, and ``unknown[k]`` those not looked
+  at yet.  It is what the evaluation's *reach* asks (the highest level each digit
+  could land on) and is the costly part, so it is looked at only when asked, and
+  inherited: a tile laid on level L changes the legal placements of levels L and
+  L + 1 only -- below, the floors and the squares next to them are the same; above,
+  nothing was laid -- and on level L + 1 it only adds some (its squares make floor
+  there, and what was legal stays legal).  So a child knows all its parent knew
+  but level L and the digits not placeable on level L + 1.
+
+Legal placements above the ground on masks: the offsets where a shape lies flat on a
+floor are the AND of the floor's mask shifted by each of the shape's squares; each is
+then checked for contact (some square next to a cell of its own level, unless it opens
+a new level) and for two supports (its squares are not all on one tile's ``tops``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from tablehub.server.games.nmbr9.rules import Placement, Tile
+from tablehub.server.games.nmbr9.shapes import DIGITS, DISTINCT_ROTATIONS, ROTATIONS, SQUARES
+
+PAD = 5
+"""Empty cells kept around a layout in its frame: room for every ground placement
+touching the footprint (a shape reaches 3 cells from its offset) and for the cells
+around it."""
+MARGIN = 13
+"""Empty cells around the layout a frame is chosen for: ``PAD`` plus two tiles of 4
+cells (the search's candidate and the next card's reply) before a new frame is needed
+for a layout that is shortlisted."""
+ALL_DIGITS = (1 << len(DIGITS)) - 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShapeBits:
+    """One rotation of a digit on bit masks of one row stride."""
+
+    rot: int
+    shifts: tuple[int, ...]
+    """The bit offsets of its squares from its offset's bit."""
+    mask: int
+    """Its squares at offset bit 0."""
+    border: tuple[int, ...]
+    """The bit offsets of the cells just outside it, once per shared edge."""
+    width: int
+    """Its extent along x."""
+    height: int
+    """Its extent along y."""
+
+
+def _border(cells: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    """The cells just outside a shape, once per shared edge."""
+    own = set(cells)
+    return [
+        n
+        for x, y in cells
+        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+        if n not in own
+    ]
+
+
+_SHAPE_BITS: dict[int, dict[tuple[int, int], ShapeBits]] = {}
+"""Per row stride: each ``(digit, rot)`` on masks of that stride."""
+
+
+def _shape_bits(stride: int) -> dict[tuple[int, int], ShapeBits]:
+    shapes = _SHAPE_BITS.get(stride)
+    if shapes is None:
+        shapes = {}
+        for d in DIGITS:
+            for rot, cells in enumerate(ROTATIONS[d]):
+                shifts = tuple(x * stride + y for x, y in cells)
+                shapes[(d, rot)] = ShapeBits(
+                    rot,
+                    shifts,
+                    sum(1 << s for s in shifts),
+                    tuple(x * stride + y for x, y in _border(cells)),
+                    max(x for x, _ in cells) + 1,
+                    max(y for _, y in cells) + 1,
+                )
+        _SHAPE_BITS[stride] = shapes
+    return shapes
+
+
+class Frame:
+    """Where cells are on the masks: ``(x, y)`` is bit ``(x - min_x) * stride + y -
+    min_y``; ``shapes[digit]``: its distinct rotations on masks of this stride."""
+
+    __slots__ = ("by_rot", "min_x", "min_y", "shapes", "stride")
+
+    def __init__(self, min_x: int, min_y: int, stride: int) -> None:
+        self.min_x = min_x
+        self.min_y = min_y
+        self.stride = stride
+        self.by_rot = _shape_bits(stride)
+        self.shapes = {d: tuple(self.by_rot[(d, r)] for r in DISTINCT_ROTATIONS[d]) for d in DIGITS}
+
+    @classmethod
+    def around(cls, x0: int, y0: int, x1: int, y1: int) -> Frame:
+        """A frame for cells from ``(x0, y0)`` to ``(x1, y1)``, ``MARGIN`` around."""
+        return cls(x0 - MARGIN, y0 - MARGIN, y1 - y0 + 1 + 2 * MARGIN)
+
+    def bit(self, x: int, y: int) -> int:
+        return (x - self.min_x) * self.stride + y - self.min_y
+
+    def cell(self, bit: int) -> tuple[int, int]:
+        """The cell ``(x, y)`` of a bit index."""
+        x, y = divmod(bit, self.stride)
+        return x + self.min_x, y + self.min_y
+
+    def roomy(self, x0: int, y0: int, x1: int, y1: int) -> bool:
+        """Whether cells from ``(x0, y0)`` to ``(x1, y1)`` leave ``PAD`` cells to the
+        frame's edges (the masks grow without limit along x, not below its start)."""
+        return (
+            x0 - self.min_x >= PAD
+            and y0 - self.min_y >= PAD
+            and y1 - self.min_y < self.stride - PAD
+        )
+
+    def cells(self, mask: int) -> Iterator[tuple[int, int]]:
+        """The cells of a mask."""
+        while mask:
+            low = mask & -mask
+            yield self.cell(low.bit_length() - 1)
+            mask ^= low
+
+
+def grow(mask: int, stride: int) -> int:
+    """The cells next to a cell of ``mask`` (and ``mask`` itself)."""
+    return mask | mask << 1 | mask >> 1 | mask << stride | mask >> stride
+
+
+class Surface:
+    """A layout's masks (see the module docstring); :meth:`with_tile` returns a new one.
+
+    ``placeable[k]`` and ``unknown[k]`` are filled in as they are asked for: the digits
+    known to have a legal placement on level k, and those not yet looked at there."""
+
+    __slots__ = ("frame", "layers", "placeable", "tiles", "tops", "unknown")
+
+    def __init__(
+        self,
+        frame: Frame,
+        layers: tuple[int, ...],
+        tops: tuple[tuple[int, ...], ...],
+        placeable: list[int],
+        unknown: list[int],
+        tiles: int,
+    ) -> None:
+        self.frame = frame
+        self.layers = layers
+        self.tops = tops
+        self.placeable = placeable
+        self.unknown = unknown
+        self.tiles = tiles
+
+    @property
+    def top(self) -> int:
+        """The highest stack of squares (0 for an empty layout)."""
+        return len(self.layers)
+
+    @property
+    def footprint(self) -> int:
+        return self.layers[0] if self.layers else 0
+
+    @classmethod
+    def of(cls, tiles: list[Tile]) -> Surface:
+        cells = [c for tile in tiles for c in tile["cells"]]
+        if not cells:
+            return cls(Frame.around(0, 0, 0, 0), (), (), [ALL_DIGITS], [0], 0)
+        frame = Frame.around(
+            min(x for x, _ in cells),
+            min(y for _, y in cells),
+            max(x for x, _ in cells),
+            max(y for _, y in cells),
+        )
+        layers: list[int] = []
+        tops: list[list[int]] = []
+        for tile in tiles:
+            level = int(tile["level"])
+            mask = sum(1 << frame.bit(x, y) for x, y in tile["cells"])
+            if level == len(layers):
+                layers.append(0)
+                tops.append([])
+            layers[level] |= mask
+            tops[level].append(mask)
+            if level:
+                tops[level - 1] = [m & ~mask for m in tops[level - 1] if m & ~mask]
+        unknown = [0] + [ALL_DIGITS] * len(layers)
+        placeable = [ALL_DIGITS] + [0] * len(layers)
+        return cls(frame, tuple(layers), tuple(map(tuple, tops)), placeable, unknown, len(tiles))
+
+    def with_tile(self, digit: int, placement: Placement) -> Surface:
+        """This layout plus ``digit`` at a legal ``placement``."""
+        level, rot, x, y = placement
+        frame = self.frame
+        shape = frame.by_rot[(digit, rot)]
+        if not frame.roomy(x, y, x + shape.width - 1, y + shape.height - 1):
+            return self._reframed(x, y, x + shape.width - 1, y + shape.height - 1).with_tile(
+                digit, placement
+            )
+        mask = shape.mask << frame.bit(x, y)
+        layers = list(self.layers)
+        tops = list(self.tops)
+        placeable = self.placeable[:]
+        unknown = self.unknown[:]
+        if level == len(layers):
+            layers.append(mask)
+            tops.append((mask,))
+            placeable.append(0)  # on this tile alone: never two supports
+            unknown.append(0)
+        else:
+            layers[level] |= mask
+            tops[level] = (*tops[level], mask)
+            # More floor on level + 1: what was legal there stays legal.
+            unknown[level + 1] = ALL_DIGITS & ~placeable[level + 1]
+        if level:  # less floor on level, and new squares to touch there
+            tops[level - 1] = tuple(m & ~mask for m in tops[level - 1] if m & ~mask)
+            placeable[level] = 0
+            unknown[level] = ALL_DIGITS
+        return Surface(frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1)
+
+    def _reframed(self, x0: int, y0: int, x1: int, y1: int) -> Surface:
+        """This layout in a frame around it and the cells from ``(x0, y0)`` to
+        ``(x1, y1)``."""
+        old = self.frame
+        xs = [x0, x1]
+        ys = [y0, y1]
+        for x, y in old.cells(self.footprint):
+            xs.append(x)
+            ys.append(y)
+        frame = Frame.around(min(xs), min(ys), max(xs), max(ys))
+
+        def moved(mask: int) -> int:
+            return sum(1 << frame.bit(x, y) for x, y in old.cells(mask))
+
+        return Surface(
+            frame,
+            tuple(map(moved, self.layers)),
+            tuple(tuple(map(moved, masks)) for masks in self.tops),
+            self.placeable[:],
+            self.unknown[:],
+            self.tiles,
+        )
+
+    def placeable_on(self, level: int, digits: int) -> int:
+        """Which of ``digits`` (a mask) have a legal placement on ``level`` >= 1 (looked
+        at once per surface and level)."""
+        ask = digits & self.unknown[level]
+        if ask:
+            self.unknown[level] ^= ask
+            for digit, _, _ in self._upper_on(level, ask, first=True):
+                self.placeable[level] |= 1 << digit
+        return self.placeable[level] & digits
+
+    def _upper_on(
+        self, level: int, digits: int, first: bool
+    ) -> Iterator[tuple[int, ShapeBits, int]]:
+        """``(digit, shape, bit of its offset)`` for the legal placements of ``digits``
+        on ``level`` >= 1, by digit, then rotation, then bit; with ``first``, only the
+        first of each digit."""
+        layers = self.layers
+        floor = layers[level - 1]
+        if level < len(layers):
+            floor &= ~layers[level]
+            near = grow(layers[level], self.frame.stride)
+        else:
+            near = -1  # opening a new level: no contact needed
+        size = floor.bit_count()
+        supports = self.tops[level - 1]
+        if size < 5 or len(supports) < 2:
+            return
+        shapes = self.frame.shapes
+        while digits:
+            low_digit = digits & -digits
+            digits ^= low_digit
+            digit = low_digit.bit_length() - 1
+            if SQUARES[digit] > size:
+                continue
+            for shape in shapes[digit]:
+                fits = -1
+                for s in shape.shifts:
+                    fits &= floor >> s
+                    if not fits:
+                        break
+                shape_mask = shape.mask
+                while fits:
+                    low = fits & -fits
+                    bit = low.bit_length() - 1
+                    fits ^= low
+                    cells = shape_mask << bit
+                    if cells & near and all(cells & ~m for m in supports):
+                        yield digit, shape, bit
+                        if first:
+                            break
+                else:
+                    continue
+                break
+
+    def upper_placements(self, digit: int) -> Iterator[tuple[int, ShapeBits, int]]:
+        """The legal placements of ``digit`` above the ground as ``(level, shape, bit of
+        its offset)``, highest level first; within a level by rotation, then bit.
+
+        The upper-level half of ``rules.legal_placements`` on bit masks (without its
+        bounds, which no tile above the ground comes near)."""
+        for level in range(len(self.layers), 0, -1):
+            if self.placeable_on(level, 1 << digit):
+                for _, shape, bit in self._upper_on(level, 1 << digit, first=False):
+                    yield level, shape, bit
+
+    def reach(self, digit: int) -> int:
+        """The highest level a ``digit`` tile could be placed on now (0 if only the
+        ground)."""
+        for level in range(len(self.layers), 0, -1):
+            if self.placeable_on(level, 1 << digit):
+                return level
+        return 0
+
+    def reaches(self, digits: int = ALL_DIGITS) -> list[int]:
+        """:meth:`reach` of each of ``digits`` (a mask; 0 for the others)."""
+        out = [0] * len(DIGITS)
+        for level in range(len(self.layers), 0, -1):
+            if not digits:
+                break
+            new = self.placeable_on(level, digits)
+            digits ^= new
+            while new:
+                low = new & -new
+                out[low.bit_length() - 1] = level
+                new ^= low
+        return out
+
+    def shape_faults(self) -> tuple[int, int, int]:
+        """(ground edge, steps, pits) -- see ``evaluation`` -- on bit masks: a pair of
+        neighbouring cells is a cell of ``mask & mask >> step``, ``step`` being 1 (along
+        y) or the row stride (along x)."""
+        layers = self.layers
+        if not layers:
+            return 0, 0, 0
+        stride = self.frame.stride
+        footprint = layers[0]
+        along_y = footprint & footprint >> 1
+        along_x = footprint & footprint >> stride
+        ground = 4 * footprint.bit_count() - 2 * (along_y.bit_count() + along_x.bit_count())
+        steps = 0
+        for mask in layers[1:]:
+            steps += (along_y & (mask ^ mask >> 1)).bit_count()
+            steps += (along_x & (mask ^ mask >> stride)).bit_count()
+        pits = (
+            ~footprint & footprint << 1 & footprint >> 1 & footprint << stride & footprint >> stride
+        ).bit_count()
+        for level in range(1, len(layers)):
+            above = layers[level]
+            walls = above << 1 & above >> 1 & above << stride & above >> stride
+            pits += (layers[level - 1] & ~above & walls).bit_count()
+        return ground, steps, pits
