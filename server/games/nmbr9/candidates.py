@@ -43,13 +43,14 @@ def _in_bounds(x: int, y: int) -> bool:
 def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     frame = surface.frame
     layers = surface.layers
+    corner = frame.stride + 1  # the bit offset of the shapes' ``edges`` masks
     by_level: dict[int, list[tuple[int, int, int, int]]] = {}
     for level, shape, bit in surface.upper_placements(digit):
         x, y = frame.cell(bit)
         if not _in_bounds(x, y):
             continue
-        higher = layers[level] if level < len(layers) else 0
-        fit = sum(higher >> (bit + n) & 1 for n in shape.border)
+        higher = layers[level] >> (bit - corner) if level < len(layers) else 0
+        fit = sum((higher & edges).bit_count() for edges in shape.edges)
         by_level.setdefault(level, []).append((-fit, y, x, shape.rot))
     out: list[Placement] = []
     for level in sorted(by_level, reverse=True):
@@ -80,29 +81,47 @@ def _fit_counters(footprint: int, stride: int, shape: ShapeBits) -> tuple[int, l
     return legal, counters
 
 
+def _best_left(legal: int, counters: list[int]) -> tuple[int, int]:
+    """The highest fit among the offsets of ``legal`` and those offsets (a mask), read
+    from the top counter down; ``(-1, 0)`` when none is left."""
+    if not legal:
+        return -1, 0
+    fit = 0
+    for k in range(len(counters) - 1, -1, -1):
+        top = legal & counters[k]
+        if top:
+            legal = top
+            fit |= 1 << k
+    return fit, legal
+
+
 def _ground(surface: Surface, digit: int, per_level: int) -> list[Placement]:
+    """The ground placements of the best fits: in rounds, the offsets of the highest
+    fit left, over all rotations."""
     frame = surface.frame
     footprint = surface.footprint
-    rotations = [
-        (shape.rot, *_fit_counters(footprint, frame.stride, shape)) for shape in frame.shapes[digit]
-    ]
+    shapes = frame.shapes[digit]
+    fitted = [_fit_counters(footprint, frame.stride, shape) for shape in shapes]
+    legal = [mask for mask, _ in fitted]
     out: list[Placement] = []
-    for fit in range((1 << max(len(c) for _, _, c in rotations)) - 1, -1, -1):
+    while len(out) < per_level:
+        tops = [
+            _best_left(mask, counters) for mask, (_, counters) in zip(legal, fitted, strict=True)
+        ]
+        best = max(fit for fit, _ in tops)
+        if best < 0:
+            break
         found: list[tuple[int, int, int]] = []
-        for rot, legal, counters in rotations:
-            if fit >> len(counters):
-                continue  # more than this rotation's border can touch
-            mask = legal
-            for k, counter in enumerate(counters):
-                mask &= counter if fit >> k & 1 else ~counter
+        for i, (fit, mask) in enumerate(tops):
+            if fit != best:
+                continue
+            legal[i] ^= mask
             while mask:
                 low = mask & -mask
                 x, y = frame.cell(low.bit_length() - 1)
                 if _in_bounds(x, y):
-                    found.append((y, x, rot))
+                    found.append((y, x, shapes[i].rot))
                 mask ^= low
         found.sort()
         out.extend((0, rot, x, y) for y, x, rot in found[: per_level - len(out)])
-        if len(out) == per_level:
-            break
     return out

@@ -35,6 +35,7 @@ a new level) and for two supports (its squares are not all on one tile's ``tops`
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterator
 
 from tablehub.server.games.nmbr9.rules import Placement, Tile
@@ -62,6 +63,9 @@ class ShapeBits:
     """Its squares at offset bit 0."""
     border: tuple[int, ...]
     """The bit offsets of the cells just outside it, once per shared edge."""
+    edges: tuple[int, ...]
+    """The same cells as masks at offset bit ``stride + 1`` (so that none is below 0):
+    ``edges[k]`` holds those sharing more than k edges with the shape."""
     width: int
     """Its extent along x."""
     height: int
@@ -90,11 +94,16 @@ def _shape_bits(stride: int) -> dict[tuple[int, int], ShapeBits]:
         for d in DIGITS:
             for rot, cells in enumerate(ROTATIONS[d]):
                 shifts = tuple(x * stride + y for x, y in cells)
+                border = Counter(x * stride + y for x, y in _border(cells))
                 shapes[(d, rot)] = ShapeBits(
                     rot,
                     shifts,
                     sum(1 << s for s in shifts),
-                    tuple(x * stride + y for x, y in _border(cells)),
+                    tuple(border.elements()),
+                    tuple(
+                        sum(1 << (n + stride + 1) for n, edges in border.items() if edges > k)
+                        for k in range(max(border.values()))
+                    ),
                     max(x for x, _ in cells) + 1,
                     max(y for _, y in cells) + 1,
                 )
@@ -219,6 +228,8 @@ class Surface:
             return self._reframed(x, y, x + shape.width - 1, y + shape.height - 1).with_tile(
                 digit, placement
             )
+        for known in range(1, len(self.layers) + 1):  # what the children inherit
+            self.placeable_on(known, ALL_DIGITS)
         mask = shape.mask << frame.bit(x, y)
         layers = list(self.layers)
         tops = list(self.tops)
