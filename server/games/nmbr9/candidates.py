@@ -33,7 +33,10 @@ def shortlist(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     level first, as ``(level, rot, x, y)``."""
     if not surface.tiles:  # an empty layout: one placement per rotation, at (0, 0)
         return [(0, rot, 0, 0) for rot in DISTINCT_ROTATIONS[digit]][:per_level]
-    return [*_upper(surface, digit, per_level), *_ground(surface, digit, per_level)]
+    ground = surface.ground.get((digit, per_level))
+    if ground is None:
+        ground = surface.ground[(digit, per_level)] = _ground(surface, digit, per_level)
+    return [*_upper(surface, digit, per_level), *ground]
 
 
 def _in_bounds(x: int, y: int) -> bool:

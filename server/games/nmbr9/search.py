@@ -29,6 +29,7 @@ shortlist (higher level, better fit, then ``legal_placements`` order).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from tablehub.server.games.nmbr9.candidates import shortlist
@@ -60,36 +61,83 @@ def _draws(remaining: list[int]) -> Iterator[tuple[int, int, list[int]]]:
             yield digit, count, rest
 
 
-def _expected_after(
-    surface: Surface,
-    score: int,
-    remaining: list[int],
-    evaluate: Evaluate,
-) -> float:
-    """The expected best full evaluation after the next card (``remaining``: the counts
-    still to come, at least one)."""
-    total = 0.0
-    for digit, count, rest in _draws(remaining):
-        total += count * _best_after(surface, score, digit, rest, evaluate)
-    return total / sum(remaining)
+Reply = tuple[float, int, Placement, Surface]
+"""(value by the evaluation, index in the shortlist, placement, the layout it leaves)."""
 
 
-def _best_after(
+def _replies(
     surface: Surface,
     score: int,
     digit: int,
     remaining: list[int],
     evaluate: Evaluate,
+) -> list[Reply]:
+    """The shortlisted placements of ``digit``, best first by the full evaluation (ties:
+    the earlier in the shortlist)."""
+    out: list[Reply] = []
+    for i, p in enumerate(shortlist(surface, digit, NEXT_SHORTLIST)):
+        after = surface.with_tile(digit, p)
+        out.append((evaluate(after, score + digit * p[0], remaining), i, p, after))
+    out.sort(key=lambda r: (-r[0], r[1]))
+    return out
+
+
+def _expected_after(
+    surface: Surface,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate,
+    replies: dict[int, list[Reply]] | None = None,
 ) -> float:
-    """The best full evaluation over the shortlisted placements of ``digit``."""
-    return max(
-        evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining)
-        for p in shortlist(surface, digit, NEXT_SHORTLIST)
-    )
+    """The expected best full evaluation after the next card (``remaining``: the counts
+    still to come, at least one); ``replies`` keeps each digit's :func:`_replies`."""
+    total = 0.0
+    for digit, count, rest in _draws(remaining):
+        ranked = _replies(surface, score, digit, rest, evaluate)
+        if replies is not None:
+            replies[digit] = ranked
+        total += count * ranked[0][0]
+    return total / sum(remaining)
 
 
 Scored = tuple[float, int, Placement]
 """(value, index in the shortlist, placement) of a candidate."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A placement looked ahead from: its expected value after the next card, and
+    what was found on the way (for the two-card step)."""
+
+    value: float
+    index: int
+    placement: Placement
+    after: Surface
+    score: int
+    """The points held after it."""
+    replies: dict[int, list[Reply]]
+    """For each possible next digit, its :func:`_replies` on ``after``."""
+
+
+def _lookahead(
+    surface: Surface,
+    digit: int,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate,
+) -> list[_Candidate]:
+    evaluated = []
+    for i, p in enumerate(shortlist(surface, digit, SHORTLIST)):
+        after = surface.with_tile(digit, p)
+        points = score + digit * p[0]
+        evaluated.append((-evaluate(after, points, remaining), i, p, after, points))
+    evaluated.sort(key=lambda c: (c[0], c[1]))
+    out: list[_Candidate] = []
+    for _, index, p, after, points in evaluated[:LOOKAHEAD]:
+        replies: dict[int, list[Reply]] = {}
+        value = _expected_after(after, points, remaining, evaluate, replies)
+        out.append(_Candidate(value, index, p, after, points, replies))
+    return out
 
 
 def lookahead(
@@ -102,54 +150,26 @@ def lookahead(
     """The best ``LOOKAHEAD`` placements of ``digit`` on a non-empty layout by the
     evaluation, each with its expected value after the next card (``remaining``: the
     counts of each digit still to come after this one, at least one)."""
-    short = shortlist(surface, digit, SHORTLIST)
-    scored = sorted(
-        (
-            (-evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining), i, p)
-            for i, p in enumerate(short)
-        ),
-    )
-    out: list[Scored] = []
-    for _, index, p in scored[:LOOKAHEAD]:
-        after = surface.with_tile(digit, p)
-        out.append((_expected_after(after, score + digit * p[0], remaining, evaluate), index, p))
-    return out
+    return [
+        (c.value, c.index, c.placement)
+        for c in _lookahead(surface, digit, score, remaining, evaluate)
+    ]
 
 
-def two_cards(
-    surface: Surface,
-    digit: int,
-    placement: Placement,
-    score: int,
-    remaining: list[int],
-    evaluate: Evaluate = learned_value,
-) -> float:
-    """The expected value of ``placement`` of ``digit`` after the next two cards
-    (``remaining``: the counts still to come after this one, at least two): for each
-    possible next digit, the best one-card expectation over its ``DEEP_REPLIES`` best
-    placements by ``evaluate``."""
-    surface = surface.with_tile(digit, placement)
-    score += digit * placement[0]
+def two_cards(candidate: _Candidate, remaining: list[int], evaluate: Evaluate) -> float:
+    """The expected value of a candidate after the next two cards (``remaining``: the
+    counts still to come after it, at least two): for each possible next digit, the
+    best one-card expectation over its ``DEEP_REPLIES`` best placements by
+    ``evaluate``."""
     expected = 0.0
     for next_digit, count, rest in _draws(remaining):
-        options = shortlist(surface, next_digit, NEXT_SHORTLIST)
-        ranked = sorted(
-            (
-                (-evaluate(surface.with_tile(next_digit, p), score + next_digit * p[0], rest), i, p)
-                for i, p in enumerate(options)
-            ),
-        )
+        ranked = candidate.replies[next_digit]
         if not any(rest):  # the next card is the last: its best evaluation is exact
-            expected += count * -ranked[0][0]
+            expected += count * ranked[0][0]
             continue
         best_reply = max(
-            _expected_after(
-                surface.with_tile(next_digit, p),
-                score + next_digit * p[0],
-                rest,
-                evaluate,
-            )
-            for _, _, p in ranked[:DEEP_REPLIES]
+            _expected_after(after, candidate.score + next_digit * p[0], rest, evaluate)
+            for _, _, p, after in ranked[:DEEP_REPLIES]
         )
         expected += count * best_reply
     return expected / sum(remaining)
@@ -170,15 +190,13 @@ def choose(
     """The strong bot's placement of ``digit`` on ``tiles`` (``remaining``: the counts of
     each digit still to come after this one)."""
     surface = Surface.of(tiles)
-    short = shortlist(surface, digit, SHORTLIST)
-    if not tiles:
-        return short[0]  # the first tile: any placement is as good
-    if not any(remaining):
+    if not tiles or not any(remaining):
+        short = shortlist(surface, digit, SHORTLIST)
+        if not tiles:
+            return short[0]  # the first tile: any placement is as good
         return max(short, key=lambda p: digit * p[0])  # the last card: the most points
-    scored = lookahead(surface, digit, score, remaining, evaluate)
+    candidates = _lookahead(surface, digit, score, remaining, evaluate)
     if not 2 <= sum(remaining) <= LATE_CARDS:
-        return best(scored)
-    top = sorted(scored, key=lambda c: (-c[0], c[1]))[:DEEP_CANDIDATES]
-    return best(
-        [(two_cards(surface, digit, p, score, remaining, evaluate), i, p) for _, i, p in top]
-    )
+        return best([(c.value, c.index, c.placement) for c in candidates])
+    top = sorted(candidates, key=lambda c: (-c.value, c.index))[:DEEP_CANDIDATES]
+    return best([(two_cards(c, remaining, evaluate), c.index, c.placement) for c in top])

@@ -35,6 +35,7 @@ a new level) and for two supports (its squares are not all on one tile's ``tops`
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 
@@ -59,6 +60,10 @@ class ShapeBits:
     rot: int
     shifts: tuple[int, ...]
     """The bit offsets of its squares from its offset's bit."""
+    runs: tuple[tuple[int, int], ...]
+    """Runs of squares covering it, fewest first, as ``(kind, bit offset)``: the
+    offsets where it lies on a floor are the AND of the floor's runs of each kind
+    shifted by each offset (``kind`` indexes :func:`_floor_runs`)."""
     mask: int
     """Its squares at offset bit 0."""
     border: tuple[int, ...]
@@ -70,6 +75,46 @@ class ShapeBits:
     """Its extent along x."""
     height: int
     """Its extent along y."""
+
+
+def _runs(cells: tuple[tuple[int, int], ...]) -> list[tuple[int, int, int]]:
+    """The fewest straight runs of squares covering a shape (the longest first), as
+    ``(kind, x, y)`` of their first square: kind 0 a single square, 1-3 runs of 2-4
+    along y, 4-6 along x."""
+    own = set(cells)
+    runs: list[tuple[int, int, int, frozenset[tuple[int, int]]]] = []
+    for x, y in cells:
+        for step, base in (((0, 1), 0), ((1, 0), 3)):
+            if (x - step[0], y - step[1]) in own:
+                continue  # not the first square of a maximal run
+            run = [(x, y)]
+            while (run[-1][0] + step[0], run[-1][1] + step[1]) in own:
+                run.append((run[-1][0] + step[0], run[-1][1] + step[1]))
+            runs.append((base + len(run) - 1 if len(run) > 1 else 0, x, y, frozenset(run)))
+    for size in range(1, len(runs) + 1):
+        for chosen in itertools.combinations(runs, size):
+            if frozenset().union(*(r[3] for r in chosen)) == own:
+                return sorted(((k, x, y) for k, x, y, _ in chosen), key=lambda r: -_length(r[0]))
+    raise AssertionError(cells)
+
+
+def _length(kind: int) -> int:
+    """The squares of a run of that kind (see :func:`_runs`)."""
+    return 1 if kind == 0 else (kind - 1) % 3 + 2
+
+
+def _floor_runs(floor: int, stride: int) -> list[int]:
+    """The first squares of the floor's runs of each kind of :func:`_runs`."""
+    out = [floor]
+    for step in (1, stride):
+        run = floor
+        for length in (1, 2, 3):
+            run &= floor >> (step * length)
+            out.append(run)
+    return out
+
+
+_RUNS = {(d, rot): _runs(cells) for d in DIGITS for rot, cells in enumerate(ROTATIONS[d])}
 
 
 def _border(cells: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
@@ -98,6 +143,7 @@ def _shape_bits(stride: int) -> dict[tuple[int, int], ShapeBits]:
                 shapes[(d, rot)] = ShapeBits(
                     rot,
                     shifts,
+                    tuple((kind, x * stride + y) for kind, x, y in _RUNS[(d, rot)]),
                     sum(1 << s for s in shifts),
                     tuple(border.elements()),
                     tuple(
@@ -165,7 +211,7 @@ class Surface:
     ``placeable[k]`` and ``unknown[k]`` are filled in as they are asked for: the digits
     known to have a legal placement on level k, and those not yet looked at there."""
 
-    __slots__ = ("frame", "layers", "placeable", "tiles", "tops", "unknown")
+    __slots__ = ("frame", "ground", "layers", "placeable", "tiles", "tops", "unknown")
 
     def __init__(
         self,
@@ -182,6 +228,9 @@ class Surface:
         self.placeable = placeable
         self.unknown = unknown
         self.tiles = tiles
+        self.ground: dict[tuple[int, int], list[Placement]] = {}
+        """Memo for ``candidates``: the best ground placements of a digit, shared by
+        the layouts of the same footprint (a tile laid above the ground keeps it)."""
 
     @property
     def top(self) -> int:
@@ -249,7 +298,10 @@ class Surface:
             tops[level - 1] = tuple(m & ~mask for m in tops[level - 1] if m & ~mask)
             placeable[level] = 0
             unknown[level] = ALL_DIGITS
-        return Surface(frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1)
+        surface = Surface(frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1)
+        if level:
+            surface.ground = self.ground
+        return surface
 
     def _reframed(self, x0: int, y0: int, x1: int, y1: int) -> Surface:
         """This layout in a frame around it and the cells from ``(x0, y0)`` to
@@ -302,16 +354,19 @@ class Surface:
         if size < 5 or len(supports) < 2:
             return
         shapes = self.frame.shapes
+        runs: list[int] = []
         while digits:
             low_digit = digits & -digits
             digits ^= low_digit
             digit = low_digit.bit_length() - 1
             if SQUARES[digit] > size:
                 continue
+            if not runs:
+                runs = _floor_runs(floor, self.frame.stride)
             for shape in shapes[digit]:
                 fits = -1
-                for s in shape.shifts:
-                    fits &= floor >> s
+                for kind, s in shape.runs:
+                    fits &= runs[kind] >> s
                     if not fits:
                         break
                 shape_mask = shape.mask
