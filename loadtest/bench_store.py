@@ -75,7 +75,7 @@ def ms(values: list[float], q: float) -> float:
 
 async def measure(store_url: str, actions: int) -> dict[str, float]:
     limits = Limits()
-    running = await serve_in_process(create_app(store_url, limits), limits)
+    running = await serve_in_process(create_app(store_url, limits))
     url = f"ws://127.0.0.1:{running.port}/ws"
     try:
         seq = await sequential(url, actions)

@@ -83,7 +83,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     tune_gc()
     print(f"tablehub: store {args.store}; open http://{args.host}:{args.port}/", flush=True)
-    config = hub_config(app, limits, host=args.host, port=args.port, log_level=args.log_level)
+    config = hub_config(app, host=args.host, port=args.port, log_level=args.log_level)
     uvicorn.Server(config).run()
     return 0
 

@@ -81,7 +81,7 @@ async def start_hub(
     store_url: str = "memory://", limits: Limits | None = None, peers: Sequence[str] = ()
 ) -> RunningHub:
     limits = limits or Limits()
-    return RunningHub(await serve_in_process(create_app(store_url, limits, peers), limits))
+    return RunningHub(await serve_in_process(create_app(store_url, limits, peers)))
 
 
 async def stop_hub(running: RunningHub) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from tablehub.server import metrics
-from tablehub.server.tables.actor import Act, Command, Legal
+from tablehub.server.tables.core import Act, Command, Legal
 from tablehub.server.tables.errors import TableError
 
 

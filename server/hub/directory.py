@@ -77,15 +77,16 @@ class Directory:
     async def unload(self, table_id: str, live: LiveTable) -> None:
         """Stop serving the table here (it stays in the store)."""
         del self.live[table_id]
-        if live.task is not None:
-            live.task.cancel()
+        actor = live.actor
+        if actor is not None:
+            actor.stop()
         if self.bus.multi_process:
-            if live.actor is not None:
-                await self.bus.release(table_id, live.actor.epoch)
+            if actor is not None:
+                await self.bus.release(table_id, actor.epoch)
             await self.bus.unwatch(table_id)
 
     def cancel_actors(self) -> None:
         """Cancel every table's actor (the hub is stopping)."""
-        for live in self.live.values():
-            if live.task is not None:
-                live.task.cancel()
+        for live in list(self.live.values()):
+            if live.actor is not None:
+                live.actor.stop()

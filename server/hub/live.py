@@ -20,7 +20,6 @@ class LiveTable:
 
     feed: TableFeed
     actor: TableActor | None = None
-    task: asyncio.Task[None] | None = None
     owner_answered_until: float = 0.0
     """Loop time until which the table's owner elsewhere counts as alive: it answered
     a forwarded command, or its commit was mirrored here, less than half a lease ago

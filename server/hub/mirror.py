@@ -40,8 +40,7 @@ class Mirror:
         if live.actor is not None:
             log.warning("table %s was committed by another process: dropping our actor", table_id)
             live.actor.lost = True
-            if live.task is not None:
-                live.task.cancel()
+            live.actor.stop()
             live.actor = None
         if version == live.feed.record.version + 1:
             live.feed.apply_remote(commit.meta, commit.entry)

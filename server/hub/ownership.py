@@ -19,13 +19,8 @@ from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.loopwatch import LoopWatch
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
-from tablehub.server.tables.actor import (
-    Act,
-    Command,
-    TableActor,
-    command_from_plain,
-    command_to_plain,
-)
+from tablehub.server.tables.actor import TableActor
+from tablehub.server.tables.core import Act, Command, command_from_plain, command_to_plain
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
 from tablehub.server.tables.thinking import Thinker
@@ -59,15 +54,15 @@ class Ownership:
                 self.lobby_changed()
 
         actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch, self.thinker)
+        actor.on_stopped = self._actor_stopped
         live.actor = actor
-        live.task = self.tasks.run(actor.run, name=f"table-{record.table}")
-        live.task.add_done_callback(lambda _: self._actor_stopped(record.table, actor))
+        actor.start()
 
-    def _actor_stopped(self, table_id: str, actor: TableActor) -> None:
+    def _actor_stopped(self, actor: TableActor) -> None:
+        table_id = actor.record.table
         live = self.directory.get(table_id)
         if live is not None and live.actor is actor:
             live.actor = None
-            live.task = None
         if actor.lost and self.bus.multi_process:
             self.tasks.spawn(lambda: self._give_up(table_id, actor.epoch))
 
@@ -79,8 +74,8 @@ class Ownership:
 
     def lost_lease(self, table_id: str) -> None:
         live = self.directory.get(table_id)
-        if live is not None and live.task is not None:
-            live.task.cancel()
+        if live is not None and live.actor is not None:
+            live.actor.stop()
 
     async def try_own(self, live: LiveTable) -> bool:
         """Take the table over if nobody owns it (its owner died, or it was idle)."""

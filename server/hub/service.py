@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tablehub.protocol import Frames
@@ -23,9 +24,14 @@ from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
 from tablehub.server.ops.sojourn import Sojourn
 from tablehub.server.store.base import Store
-from tablehub.server.tables.actor import Command
+from tablehub.server.tables.actor import Answer
+from tablehub.server.tables.core import Command
+from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.feed import Audience
+from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.thinking import Thinker, default_workers
+
+log = logging.getLogger("tablehub.hub")
 
 
 def wall_clock_ms() -> int:
@@ -171,6 +177,28 @@ class Hub:
     def loaded(self, table_id: str) -> LiveTable | None:
         return self.directory.get(table_id)
 
+    def send(self, table_id: str, command: Command, answer: Answer) -> None:
+        """Run a command at the table's owner; ``answer`` gets its outcome, once.
+
+        When this process runs the table, the command goes straight to its actor (no
+        task, no future: the session's act path); otherwise one task loads the table
+        or forwards the command to its owner."""
+        try:
+            timed = admit(self.overload, command)
+        except TableError as err:
+            answer(None, err)
+            return
+        if timed:
+            answer = _Timed(answer, self.sojourn)
+        live = self.directory.get(table_id)
+        if live is not None and live.actor is not None:
+            live.actor.post(command, answer)
+            return
+        if not self.tasks.started:
+            answer(None, TableError("overloaded", "the server is shutting down; retry", 1000))
+            return
+        self.tasks.spawn(lambda: _answered(self.ownership.submit(table_id, command), answer))
+
     async def submit(self, table_id: str, command: Command) -> Any:
         # acts and legal are refused while the loop runs late or moves queue
         if not admit(self.overload, command):
@@ -205,3 +233,36 @@ class Hub:
 
     async def forget_unused(self, now_ms: int) -> list[str]:
         return await self.janitor.forget_unused(now_ms)
+
+
+class _Timed:
+    """An answer that first tells the sojourn signal how long the move waited."""
+
+    __slots__ = ("answer", "sojourn", "started")
+
+    def __init__(self, answer: Answer, sojourn: Sojourn) -> None:
+        self.answer = answer
+        self.sojourn = sojourn
+        self.started = time.monotonic()
+
+    def __call__(self, value: Any, error: TableError | None) -> None:
+        self.sojourn.answered(time.monotonic() - self.started)
+        self.answer(value, error)
+
+
+async def _answered(outcome: Awaitable[Any], answer: Answer) -> None:
+    """Await a command's outcome and hand it to ``answer`` as a value or a TableError."""
+    try:
+        result = await outcome
+    except TableError as err:
+        answer(None, err)
+    except StoreUnavailable:
+        answer(None, unavailable())
+    except asyncio.CancelledError:
+        answer(None, TableError("overloaded", "the server is shutting down; retry", 1000))
+        raise
+    except Exception as err:
+        log.error("a table command failed: %r", err)
+        answer(None, TableError("internal_error", "internal error"))
+    else:
+        answer(result, None)

@@ -28,6 +28,10 @@ class TaskRunner:
             group_cm, self._group_cm, self._group = self._group_cm, None, None
             await group_cm.__aexit__(None, None, None)
 
+    @property
+    def started(self) -> bool:
+        return self._group is not None
+
     def run(self, start: Callable[[], Awaitable[Any]], name: str) -> asyncio.Task[None]:
         """A long-running task (a table's actor, a loop) of the started hub."""
         assert self._group is not None, "hub not started"

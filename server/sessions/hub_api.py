@@ -2,7 +2,7 @@
 
 A session never reaches into a table's feed, actor or record: it reads the version and
 the game of a table, subscribes to it, and sends every command (``legal`` included) to
-the hub, which routes it to the table's owner.
+the hub, which routes it to the table's owner and calls back with the answer.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any, Protocol
 
 from tablehub.protocol import Frames
 from tablehub.server.hub.lobby import LobbySubscriber
-from tablehub.server.tables.actor import Command
+from tablehub.server.tables.actor import Answer
+from tablehub.server.tables.core import Command
 from tablehub.server.tables.feed import Audience, Subscriber
 
 
@@ -70,8 +71,13 @@ class HubApi(Protocol):
         """The table if this process serves it now, without loading it."""
         ...
 
+    def send(self, table_id: str, command: Command, answer: Answer) -> None:
+        """Run a command at the table's owner; ``answer`` gets its result or a
+        ``TableError``, exactly once (at once, or later)."""
+        ...
+
     async def submit(self, table_id: str, command: Command) -> Any:
-        """Run a command at the table's owner; its result, or a ``TableError``."""
+        """:meth:`send`, awaited: its result, or a ``TableError``."""
         ...
 
     async def unused(self, table_id: str) -> bool:

@@ -1,27 +1,18 @@
-"""Session: one WebSocket connection -- decode, validate, rate-limit, dispatch, send.
+"""Session: the protocol of one connection, sans I/O (in the manner of websockets'
+``ServerProtocol``).
 
-Theory of operation: ``run`` reads frames until the peer goes away.  Each frame is
-decoded by the negotiated codec and validated against protocol v1; requests go to
-the handlers below, which answer through :meth:`reply` / :meth:`fail`.  Requests that
-need a table actor (``act``, ``join``…) do not block the read loop: the reply is sent
-from the command future's callback, so every request gets exactly one reply.
-
-Outbound traffic has two queues: *control* (replies and errors) goes first and is
-bounded (a client that sends requests but never reads the replies is closed with
-4000); then the latest lobby list, if one is pending (a newer one replaces it); then
-*data* (snapshots, patches, events, presence) is bounded by ``Limits.outbound_queue``.
-Whatever is queued during one turn of the event loop is written at the end of it by
-one callback, straight to the transport (``write_now``) when it takes the frames
-without waiting -- one frame for all of it under ``batch``; a writer task takes over
-only when the transport is paused (a full buffer) or the connection is closing, so
-the common case costs no task switch per frame.  When the data
-queue overflows (a slow reader), everything pending in it is dropped and replaced
-by one fresh snapshot per table, taken when the writer gets to it; a reader that
-overflows too often is closed with 4000.  A message that cannot be encoded never
-stops the writer: a reply becomes an ``internal_error`` reply, a push closes with 1011.
+Theory of operation: the connection hands every inbound frame to :meth:`Session.receive`
+and writes whatever the session's :class:`Outbox` holds; the session never touches a
+socket, a task or a future.  A frame goes through the :class:`Gate` (decoding, ``hello``
+first, the schemas, the rate limit), then the dispatch table (:data:`HANDLERS`), whose
+handlers answer with :meth:`reply` / :meth:`fail`.  Table commands go to the hub with a
+callback (``HubApi.send``): when this process runs the table, the act is decided,
+committed and answered within the same pass, and the reply is queued from the
+callback.  Only requests that wait for I/O (a table to load, the store's listing, a
+resume) run as a coroutine, handed to the connection (:meth:`Link.run`).
 
 Every inbound frame has exactly one documented outcome (protocol/README.md "Close
-codes" and "Limits"): a reply, or a close.  Per-connection limits (tables watched,
+codes" and "Limits"): a reply, or a close.  Per-connection limits (tables followed,
 unused tables created, requests pending) are refused with an error, never by silence.
 One connection per seat: a connection that presents a seat's token takes the seat
 over, and the one that held it is closed with 4001.
@@ -29,36 +20,23 @@ over, and the one that held it is closed with 4001.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import enum
 import itertools
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
-from tablehub.protocol import (
-    Codec,
-    DecodeError,
-    Frames,
-    ProtocolError,
-    schema_fingerprint,
-    validate_inbound,
-)
-from tablehub.protocol.codec import (
-    PROTOCOL_VERSION,
-    EncodeError,
-    action_problem,
-    request_id_of,
-)
+from tablehub.protocol import Codec, Frames, schema_fingerprint
+from tablehub.protocol.codec import PROTOCOL_VERSION, EncodeError, action_problem
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.sessions import batching
+from tablehub.server.sessions.gate import Close, Gate, Refusal
 from tablehub.server.sessions.hub_api import HubApi, TableView
-from tablehub.server.sessions.limits import TokenBucket, WindowCounter
-from tablehub.server.tables.actor import Act, AddBot, Command, Join, Legal
+from tablehub.server.sessions.limits import WindowCounter
+from tablehub.server.sessions.outbox import Outbox
+from tablehub.server.tables.core import Act, AddBot, Command, Join, Legal
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.journal import StoreUnavailable
 
@@ -69,25 +47,26 @@ SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
 """Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
-SendFrame = Callable[[bytes | str], Awaitable[None]]
-WriteNow = Callable[[bytes | str], bool]
-"""Write one frame without waiting if the transport takes it now; False if not."""
-Close = Callable[[int, str], Awaitable[None]]
+Message = dict[str, Any]
+
+
+class Link(Protocol):
+    """What a session asks of its connection."""
+
+    def wake(self) -> None:
+        """Frames are queued in the outbox: write them (at the end of this loop turn)."""
+
+    def close(self, code: int, reason: str) -> None:
+        """Write the queued replies, then close with ``code``."""
+
+    def run(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run a request that waits for I/O; its failure is the session's to report."""
 
 
 class SessionState(enum.Enum):
     OPEN = "open"  # accepted, waiting for hello
     READY = "ready"  # hello done
     CLOSED = "closed"
-
-
-class Closing(Exception):
-    """Close the connection with a WebSocket close code and reason."""
-
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 class SeatHolders:
@@ -113,47 +92,74 @@ class Session:
         self,
         hub: HubApi,
         codec: Codec,
-        send: SendFrame,
-        close: Close,
         limits: Limits,
+        link: Link,
         holders: SeatHolders | None = None,
-        write_now: WriteNow | None = None,
     ) -> None:
         self.id = next(_ids)
         self.hub = hub
         self.codec = codec
-        self._send = send
-        self._write_now = write_now
-        self._writer_idle = False  # the writer task waits for work (callbacks may write)
-        self._write_due = False  # a write callback is scheduled for this loop turn
-        self._unsent: bytes | str | None = None  # taken, refused by write_now: first out
-        self._close = close
         self.limits = limits
+        self.link = link
+        self.gate = Gate(codec, limits)
+        self.out = Outbox(codec, limits, self._fresh_snapshot)
         self.state = SessionState.OPEN
+        self.closing: tuple[int, str] | None = None
+        """The close decided (code, reason): further frames are ignored."""
         self.name = ""
         self.seats: dict[str, int] = {}  # table -> seat held by this connection
         self.watching: dict[str, int | None] = {}  # table -> audience (seat or None)
-        self._control: deque[bytes | str] = deque()
-        self._lobby: Frames | None = None
-        self._data: deque[tuple[str, int, Frames | None, str]] = deque()
-        self._sent_version: dict[str, int | None] = {}
-        self._wake = asyncio.Event()
-        self._bucket = TokenBucket(limits.messages_per_second, limits.burst)
+        self._games: dict[str, str] = {}  # game id of each followed table (acts check it)
         self._errors = WindowCounter()
-        self._overflows = WindowCounter()
-        self._closing: Closing | None = None
         self._holders = holders if holders is not None else SeatHolders()
         self._pending = 0  # requests waiting for a table's answer
         self.created: set[str] = set()  # tables this connection created (may add bots)
         self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
         self._closed_tables: set[str] = set()  # tables whose table_closed was queued
-        self._batching = False  # hello.caps named "batch": one frame per flush
-        self._games: dict[str, str] = {}  # game id of each watched table (acts check it)
+
+    # -- inbound -----------------------------------------------------------------------
+
+    def receive(self, frame: bytes | str) -> None:
+        """One inbound frame: its reply, its request to the hub, or a close."""
+        if self.closing is not None or self.state is SessionState.CLOSED:
+            return
+        verdict = self.gate.check(frame, self.state is SessionState.READY)
+        if isinstance(verdict, Close):
+            self.close(verdict.code, verdict.reason)
+            return
+        metrics.MESSAGES_IN.inc()
+        if isinstance(verdict, Refusal):
+            self.fail(verdict.request_id, verdict.code, verdict.message)
+            return
+        request_id = verdict["id"]
+        try:
+            HANDLERS[verdict["t"]](self, verdict)
+        except TableError as err:
+            self._fail_with(request_id, err)
+        except StoreUnavailable:
+            self._fail_with(request_id, unavailable())
+
+    def _later(self, request_id: Any, work: Callable[[], Awaitable[None]]) -> None:
+        """Run a request that waits for I/O; its TableError is its error reply, a server
+        fault is logged and closes the connection with 1011."""
+
+        async def guarded() -> None:
+            try:
+                await work()
+            except TableError as err:
+                self._fail_with(request_id, err)
+            except StoreUnavailable:
+                self._fail_with(request_id, unavailable())
+            except Exception:
+                log.exception("session %d: request %r failed", self.id, request_id)
+                self.close(1011, "server error")
+
+        self.link.run(guarded)
 
     # -- outbound --------------------------------------------------------------------
 
     def reply(self, request_id: Any, **fields: Any) -> None:
-        self._push_control({"t": "ok", "id": request_id, **fields})
+        self._control({"t": "ok", "id": request_id, **fields})
 
     def fail(self, request_id: Any, code: str, message: str, retry_ms: int | None = None) -> None:
         """An ``error`` reply; ``retry_ms`` (retryable errors) says when to try again."""
@@ -161,18 +167,17 @@ class Session:
         msg = {"t": "error", "id": request_id, "code": code, "message": message}
         if retry_ms is not None:
             msg["retry_ms"] = retry_ms
-        self._push_control(msg)
+        self._control(msg)
         if code in SERVER_SIDE:
             return  # the server's state, not the client's mistake: never held against it
         if self._errors.hit() > self.limits.max_errors_per_minute:
-            self._abort(Closing(1008, "too many bad requests"))
+            self.close(1008, "too many bad requests")
 
-    def _push_control(self, msg: dict[str, Any]) -> None:
+    def _fail_with(self, request_id: Any, err: TableError) -> None:
+        self.fail(request_id, err.code, err.message, err.retry_ms)
+
+    def _control(self, msg: Message) -> None:
         if self.state is SessionState.CLOSED:
-            return
-        if len(self._control) >= self.limits.control_queue:
-            # Requests keep coming but their replies are not read: never grow for it.
-            self._abort(Closing(4000, "slow consumer: replies are not being read"))
             return
         try:
             frame = self.codec.encode(msg)
@@ -187,15 +192,18 @@ class Session:
                     "message": "the server could not write its answer",
                 }
             )
-        self._control.append(frame)
-        self._kick()
+        if not self.out.control(frame):
+            # Requests keep coming but their replies are not read: never grow for it.
+            self.close(4000, "slow consumer: replies are not being read")
+            return
+        self.link.wake()
 
     def deliver_lobby(self, frames: Frames) -> None:
         """The latest table list replaces one not yet sent (lobby pushes never pile up)."""
         if self.state is SessionState.CLOSED:
             return
-        self._lobby = frames
-        self._kick()
+        self.out.lobby(frames)
+        self.link.wake()
 
     def deliver_closed(self, table: str, frames: Frames) -> None:
         """Queue a ``table_closed`` push (from the lobby, or the table's feed) once."""
@@ -203,272 +211,78 @@ class Session:
             return
         self._closed_tables.add(table)
         self.watching.pop(table, None)
+        self._games.pop(table, None)
         self.seats.pop(table, None)
-        self._sent_version.pop(table, None)
-        self._data.append((table, -1, frames, "closed"))
-        self._kick()
+        self.out.closed(table, frames)
+        self.link.wake()
 
     def deliver(self, table: str, version: int, frames: Frames, kind: str) -> None:
         """Queue a table push (called by feeds; never blocks)."""
-        if self.state is SessionState.CLOSED or self._closing is not None:
+        if self.state is SessionState.CLOSED or self.closing is not None:
             return
         if table not in self.watching:
             return
         if kind == "closed":
             self.deliver_closed(table, frames)
             return
-        if len(self._data) >= self.limits.outbound_queue:
-            self._overflow()
-            if kind in ("patch", "event"):
-                return  # covered by the fresh snapshot
-        self._data.append((table, version, frames, kind))
-        self._kick()
-
-    def _overflow(self) -> None:
-        metrics.SNAPSHOT_FALLBACKS.inc()
-        if self._overflows.hit() > self.limits.max_overflows_per_minute:
-            self._abort(Closing(4000, "slow consumer"))
+        if not self.out.push(table, version, frames, kind):
+            self.close(4000, "slow consumer")
             return
-        closed = [item for item in self._data if item[3] == "closed"]
-        self._data.clear()
-        self._data.extend(closed)  # a close notice is never covered by a snapshot
-        for table in self.watching:
-            self._data.append((table, -1, None, "refresh"))
+        self.link.wake()
 
-    def _kick(self) -> None:
-        """Something was queued: write it at the end of this loop turn, from a callback
-        while the writer task is idle, else by the writer task."""
-        if self._write_now is None or not self._writer_idle:
-            self._wake.set()
-        elif not self._write_due:
-            self._write_due = True
-            asyncio.get_running_loop().call_soon(self._write_queued)
-
-    def _write_queued(self) -> None:
-        """Write everything queued straight to the transport; hand over to the writer
-        task what the transport does not take now (or anything, while closing)."""
-        self._write_due = False
-        if (
-            not self._writer_idle
-            or self._unsent is not None  # the writer has a refused frame to send first
-            or self._closing is not None
-            or self.state is SessionState.CLOSED
-        ):
-            self._wake.set()
-            return
-        assert self._write_now is not None
-        try:
-            while self._has_pending():
-                frame = self._take_frame()
-                if frame is not None and not self._write_now(frame):
-                    self._unsent = frame
-                    self._wake.set()
-                    return
-        except EncodeError:
-            log.exception("session %d: push not encodable", self.id)
-            self._abort(Closing(1011, "server error: a message could not be written"))
-
-    def _take_frame(self) -> bytes | str | None:
-        """The next frame to write: every queued message as one batch frame under
-        ``batch``, else the next message's; None when that needs no frame any more."""
-        if self._batching:
-            batch = batching.collect(self._next_frame, self._has_pending)
-            return batching.batch_frame(self.codec, batch) if batch else None
-        return self._next_frame()
-
-    async def writer(self) -> None:
-        """Drain what the write callbacks could not: the queues, control first, then
-        data, while the transport is paused; and the close.
-
-        Ends when the peer is gone (the transport refuses frames) or after closing;
-        a server message that cannot be encoded closes with 1011 instead of stopping
-        the writer silently."""
-        try:
-            await self._write()
-        except (OSError, RuntimeError):
-            return  # the peer went away (uvicorn: ClientDisconnected, or closed already)
-        except EncodeError:
-            log.exception("session %d: push not encodable", self.id)
-            await self._close(1011, "server error: a message could not be written")
-
-    async def _write(self) -> None:
-        while True:
-            if self._unsent is not None:
-                unsent, self._unsent = self._unsent, None
-                await self._send(unsent)
-            idle = not self._control and not self._data and self._lobby is None
-            if idle and self._closing is None:
-                self._wake.clear()
-                self._writer_idle = True
-                try:
-                    await self._wake.wait()
-                finally:
-                    self._writer_idle = False
-                continue
-            if self._closing is not None:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.limits.close_flush_s):
-                        while self._control:
-                            await self._send(self._control.popleft())
-                await self._close(self._closing.code, self._closing.reason)
-                return
-            frame = self._take_frame()
-            if frame is not None:
-                await self._send(frame)
-
-    def _has_pending(self) -> bool:
-        return bool(self._control or self._data) or self._lobby is not None
-
-    def _next_frame(self) -> bytes | str | None:
-        """Take the next queued message (replies, then the lobby, then table pushes);
-        its frame, or None when it needs none any more."""
-        if self._control:
-            return self._control.popleft()
-        if self._lobby is not None:
-            lobby, self._lobby = self._lobby, None
-            return lobby.encoded(self.codec)
-        table, version, frames, kind = self._data.popleft()
-        return self._data_frame(table, version, frames, kind)
-
-    def _data_frame(
-        self, table: str, version: int, frames: Frames | None, kind: str
-    ) -> bytes | str | None:
-        if kind == "closed":
-            assert frames is not None
-            return frames.encoded(self.codec)
-        if table not in self.watching:
+    def _fresh_snapshot(self, table: str) -> tuple[int, Frames] | None:
+        view = self.hub.loaded(table)
+        if view is None or table not in self.watching:
             return None
-        sent = self._sent_version.get(table)  # None until a snapshot or catch-up went out
-        if kind == "refresh":
-            view = self.hub.loaded(table)
-            if view is None:
-                return None
-            frames = view.snapshot(self.watching[table])
-            version = view.version
-            kind = "snapshot"
-        assert frames is not None
-        if kind == "snapshot":
-            self._sent_version[table] = version
-        elif kind == "patch":
-            if frames.msg["from"] != sent:
-                return None  # already covered by a later snapshot
-            self._sent_version[table] = version
-        metrics.counter_child(metrics.PUSHES, kind).inc()
-        return frames.encoded(self.codec)
+        return view.version, view.snapshot(self.watching[table])
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the connection once the replies already queued are written (1008,
+        4000, 4001, 1012 on the server's behalf; 1003, 1007, 1009 for a bad frame)."""
+        if self.closing is None and self.state is not SessionState.CLOSED:
+            self.closing = (code, reason)
+            self.link.close(code, reason)
 
     def go_away(self, code: int, reason: str) -> None:
-        """Close the connection on the server's behalf (e.g. 1012: reconnect elsewhere)
-        once the replies already queued are written."""
-        self._abort(Closing(code, reason))
+        """Close on the server's behalf (e.g. 1012: reconnect elsewhere)."""
+        self.close(code, reason)
 
-    def _abort(self, closing: Closing) -> None:
-        if self._closing is None:
-            self._closing = closing
-            self._wake.set()
-
-    # -- inbound -----------------------------------------------------------------------
-
-    async def handle_frame(self, frame: bytes | str) -> None:
-        """One inbound frame; raises Closing when the frame itself breaks the protocol.
-
-        After an abuse close was decided (1008, 4000) further frames are ignored while
-        the writer flushes the pending replies and closes."""
-        if self._closing is not None:
+    def closed(self) -> None:
+        """The connection is gone: leave every table and the lobby."""
+        if self.state is SessionState.CLOSED:
             return
-        if self.codec.binary != isinstance(frame, bytes):
-            raise Closing(
-                1003,
-                f"{'text' if self.codec.binary else 'binary'} frame "
-                f"on the {self.codec.name} subprotocol",
-            )
-        if len(frame) > self.limits.max_frame_bytes:
-            raise Closing(1009, "frame too large")
-        # Errors are turned into values, never kept or re-raised from here: an exception
-        # held by this frame would tie the frame (and ``frame``'s bytes) into a cycle
-        # that only a full collection frees -- rare under the hub's GC settings.
-        raw: Any = None
-        refused: tuple[str, str] | None = None  # (code, message) for an error reply
-        request_id: Any = None
-        undecodable = ""
-        try:
-            raw = self.codec.decode(frame)
-        except DecodeError as err:
-            undecodable = str(err)
-        except ProtocolError as err:  # too deep for the decoder: nothing of it is readable
-            refused = (err.code, err.message)
-        if undecodable:
-            raise Closing(1007, undecodable)
-        metrics.MESSAGES_IN.inc()
-        if self.state is SessionState.OPEN and not (
-            isinstance(raw, dict) and raw.get("t") == "hello"
-        ):
-            self.fail(request_id_of(raw), "hello_required", "the first message must be hello")
-            return
-        if refused is not None:
-            self.fail(None, *refused)
-            return
-        try:
-            msg = validate_inbound(raw)
-        except ProtocolError as err:
-            refused, request_id = (err.code, err.message), err.request_id
-        if refused is not None:
-            self.fail(request_id, *refused)
-            return
-        if not self._bucket.take():
-            self.fail(msg["id"], "rate_limited", "too many messages; slow down")
-            return
-        kind = msg["t"]
-        handler = getattr(self, f"on_{kind}")
-        try:
-            await handler(msg)
-        except StoreUnavailable:
-            self._fail_with(msg["id"], unavailable())
-        except TableError as err:
-            self._fail_with(msg["id"], err)
+        self.state = SessionState.CLOSED
+        for table in list(self.seats):
+            self._unhold(table)
+        for table in list(self.watching):
+            self._unwatch(table)
+        self.hub.unsubscribe_lobby(self)
+        self.out.clear()
 
-    def _fail_with(self, request_id: Any, err: TableError) -> None:
-        self.fail(request_id, err.code, err.message, err.retry_ms)
+    # -- table commands --------------------------------------------------------------
 
-    def _submit(self, table: str, command: Command) -> asyncio.Future[Any]:
-        """Run a table command (here or at the owning process) without blocking reads.
+    def _send(self, request_id: Any, table: str, command: Command, done: Done) -> None:
+        """Run a table command (here or at the owning process): ``done`` gets its
+        result (:data:`REPLY_VERSION`, :data:`REPLY_RESULT`: the usual ``ok``), an error
+        is the request's error reply.
 
         At most ``max_pending_requests`` wait at once (refused with rate_limited: the
         client may send it again once some replies arrived)."""
         if self._pending >= self.limits.max_pending_requests:
             raise TableError("rate_limited", "too many requests waiting for their answer")
         self._pending += 1
-        future = asyncio.ensure_future(self.hub.submit(table, command))
-        future.add_done_callback(self._settled)
-        return future
+        self.hub.send(table, command, _Answer(self, request_id, done))
 
-    def _settled(self, future: asyncio.Future[Any]) -> None:
-        self._pending -= 1
-
-    def _answer(
-        self, request_id: Any, future: asyncio.Future[Any], then: Callable[[Any], None]
-    ) -> None:
-        """Reply when a table command completes: ok (after ``then``) or its error."""
-
-        def done(fut: asyncio.Future[Any]) -> None:
-            if fut.cancelled():
-                self.fail(request_id, "overloaded", "the server is shutting down; retry", 1000)
-                return
-            err = fut.exception()
-            if err is None:
-                then(fut.result())
-            elif isinstance(err, TableError):
-                self._fail_with(request_id, err)
-            elif isinstance(err, StoreUnavailable):
-                self._fail_with(request_id, unavailable())
-            else:
-                log.error("request %r failed: %r", request_id, err)
-                self.fail(request_id, "internal_error", "internal error")
-
-        future.add_done_callback(done)
+    def _send_now(self, request_id: Any, table: str, command: Command, done: Done) -> None:
+        """:meth:`_send` from a callback: a refusal is the request's error reply."""
+        try:
+            self._send(request_id, table, command, done)
+        except TableError as err:
+            self._fail_with(request_id, err)
 
     # -- handlers ------------------------------------------------------------------------
 
-    async def on_hello(self, msg: dict[str, Any]) -> None:
+    def on_hello(self, msg: Message) -> None:
         if self.state is not SessionState.OPEN:
             raise TableError("bad_message", "hello was already done on this connection")
         if msg["v"] != PROTOCOL_VERSION:
@@ -477,12 +291,21 @@ class Session:
             )
         self.name = msg["name"]
         self.state = SessionState.READY
-        self._batching = batching.CAPABILITY in msg.get("caps", ())
-        resumed = []
-        for item in msg.get("resume", []):
-            resumed.append(await self._resume(item))
+        self.out.batching = batching.CAPABILITY in msg.get("caps", ())
+        items = msg.get("resume", [])
+        if not items:
+            self._hello_reply(msg["id"], [])
+            return
+
+        async def resume() -> None:
+            resumed = [await self._resume(item) for item in items]
+            self._hello_reply(msg["id"], resumed)
+
+        self._later(msg["id"], resume)
+
+    def _hello_reply(self, request_id: Any, resumed: list[dict[str, Any]]) -> None:
         self.reply(
-            msg["id"],
+            request_id,
             server=SERVER_NAME,
             v=PROTOCOL_VERSION,
             schema=schema_fingerprint(),
@@ -494,53 +317,58 @@ class Session:
     async def _resume(self, item: dict[str, Any]) -> dict[str, Any]:
         table = item["table"]
         try:
+            self._check_room(table)
+            seat = None
             if "token" in item:
-                self._check_room(table)
                 result = await self.hub.submit(
                     table, Join(self.name, item.get("seat"), item["token"])
                 )
-                self._hold(table, result["seat"])
-                await self._rewatch(table, result["seat"], item.get("version"))
-                return {"table": table, "seat": result["seat"], "ok": True}
-            self._check_room(table)
-            await self._rewatch(table, None, item.get("version"))
-            return {"table": table, "seat": None, "ok": True}
+                seat = result["seat"]
+                self._hold(table, seat)
+            await self._rewatch(table, seat, item.get("version"))
+            return {"table": table, "seat": seat, "ok": True}
         except TableError as err:
             return {"table": table, "seat": None, "ok": False, "code": err.code}
 
-    async def on_ping(self, msg: dict[str, Any]) -> None:
+    def on_ping(self, msg: Message) -> None:
         self.reply(msg["id"])
 
-    async def on_list_games(self, msg: dict[str, Any]) -> None:
+    def on_list_games(self, msg: Message) -> None:
         self.reply(msg["id"], games=self.hub.games())
 
-    async def on_list_tables(self, msg: dict[str, Any]) -> None:
-        self.reply(msg["id"], tables=await self.hub.tables(msg.get("game")))
+    def on_list_tables(self, msg: Message) -> None:
+        async def listed() -> None:
+            self.reply(msg["id"], tables=await self.hub.tables(msg.get("game")))
 
-    async def on_subscribe_tables(self, msg: dict[str, Any]) -> None:
+        self._later(msg["id"], listed)
+
+    def on_subscribe_tables(self, msg: Message) -> None:
         if msg.get("unsubscribe"):
             self.hub.unsubscribe_lobby(self)
             self.reply(msg["id"])
             return
         self.hub.subscribe_lobby(self)
-        self.reply(msg["id"], tables=await self.hub.tables())
+        self.on_list_tables({"id": msg["id"]})
 
-    async def on_create_table(self, msg: dict[str, Any]) -> None:
-        if len(self._unused) >= self.limits.max_unused_tables_per_connection:
-            await self._forget_used_tables()
-        if len(self._unused) >= self.limits.max_unused_tables_per_connection:
-            raise TableError(
-                "limit_reached",
-                f"you already have {len(self._unused)} tables nobody has sat at yet: "
-                "use or wait for those first",
+    def on_create_table(self, msg: Message) -> None:
+        async def create() -> None:
+            if len(self._unused) >= self.limits.max_unused_tables_per_connection:
+                await self._forget_used_tables()
+            if len(self._unused) >= self.limits.max_unused_tables_per_connection:
+                raise TableError(
+                    "limit_reached",
+                    f"you already have {len(self._unused)} tables nobody has sat at yet: "
+                    "use or wait for those first",
+                )
+            table = await self.hub.create_table(
+                msg["game"], msg["seats"], msg.get("options"), msg.get("name", ""), msg.get("key")
             )
-        table = await self.hub.create_table(
-            msg["game"], msg["seats"], msg.get("options"), msg.get("name", ""), msg.get("key")
-        )
-        self.created.add(table)
-        if table not in self._unused:  # a keyed retry answers a table made before
-            self._unused.append(table)
-        self.reply(msg["id"], table=table)
+            self.created.add(table)
+            if table not in self._unused:  # a keyed retry answers a table made before
+                self._unused.append(table)
+            self.reply(msg["id"], table=table)
+
+        self._later(msg["id"], create)
 
     async def _forget_used_tables(self) -> None:
         """Drop the tables someone has sat at (or that are gone) from ``_unused``."""
@@ -550,38 +378,64 @@ class Session:
                 still.append(table)
         self._unused = still
 
-    async def on_join(self, msg: dict[str, Any]) -> None:
+    def _with_table(self, request_id: Any, table: str, then: Callable[[TableView], None]) -> None:
+        """``then(view)`` at once when the table is loaded here, else once it is."""
+        view = self.hub.loaded(table)
+        if view is not None:
+            then(view)
+            return
+
+        async def load() -> None:
+            then(await self.hub.table(table))
+
+        self._later(request_id, load)
+
+    def on_join(self, msg: Message) -> None:
         table = msg["table"]
         self._check_room(table)
-        view = await self.hub.table(table)
 
-        def joined(result: dict[str, Any]) -> None:
-            self._hold(table, result["seat"])
-            self.reply(msg["id"], seat=result["seat"], token=result["token"])
-            self._watch(table, result["seat"], view)
+        def loaded(view: TableView) -> None:
+            def joined(result: dict[str, Any]) -> None:
+                self._hold(table, result["seat"])
+                self.reply(msg["id"], seat=result["seat"], token=result["token"])
+                self._watch(table, result["seat"], view)
 
-        command = Join(self.name, msg.get("seat"), msg.get("token"), key=msg.get("key"))
-        self._answer(msg["id"], self._submit(table, command), joined)
+            command = Join(self.name, msg.get("seat"), msg.get("token"), key=msg.get("key"))
+            self._send_now(msg["id"], table, command, joined)
 
-    async def on_add_bot(self, msg: dict[str, Any]) -> None:
+        self._with_table(msg["id"], table, loaded)
+
+    def on_add_bot(self, msg: Message) -> None:
         """Only the table's creator (this connection) or a player seated at it."""
-        await self.hub.table(msg["table"])
-        if msg["table"] not in self.seats and msg["table"] not in self.created:
-            raise TableError(
-                "unauthorized", "only the table's creator or a seated player may add bots"
-            )
-        future = self._submit(msg["table"], AddBot(msg.get("seat"), msg.get("level")))
-        self._answer(msg["id"], future, lambda result: self.reply(msg["id"], seat=result["seat"]))
+        table = msg["table"]
 
-    async def on_spectate(self, msg: dict[str, Any]) -> None:
+        def loaded(view: TableView) -> None:
+            if table not in self.seats and table not in self.created:
+                self.fail(
+                    msg["id"],
+                    "unauthorized",
+                    "only the table's creator or a seated player may add bots",
+                )
+                return
+            command = AddBot(msg.get("seat"), msg.get("level"))
+            self._send_now(
+                msg["id"], table, command, lambda result: self.reply(msg["id"], seat=result["seat"])
+            )
+
+        self._with_table(msg["id"], table, loaded)
+
+    def on_spectate(self, msg: Message) -> None:
         table = msg["table"]
         self._check_room(table)
-        view = await self.hub.table(table)
-        self._unhold(table)
-        self.reply(msg["id"], version=view.version)
-        self._watch(table, None, view)
 
-    async def on_act(self, msg: dict[str, Any]) -> None:
+        def loaded(view: TableView) -> None:
+            self._unhold(table)
+            self.reply(msg["id"], version=view.version)
+            self._watch(table, None, view)
+
+        self._with_table(msg["id"], table, loaded)
+
+    def on_act(self, msg: Message) -> None:
         table = msg["table"]
         seat = self.seats.get(table)
         if seat is None:
@@ -590,42 +444,40 @@ class Session:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
         game_id = self._games.get(table)
         if game_id is None:
-            game_id = (await self.hub.table(table)).game_id
+            view = self.hub.loaded(table)
+            if view is None:
+                raise TableError("unknown_table", f"no table {table!r} here any more")
+            game_id = view.game_id
         # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
         problem = action_problem(game_id, msg["action"])
         if problem is not None:
             raise TableError("bad_action", problem)
         metrics.ACTS.inc()
-        started = time.perf_counter()
+        self._send(msg["id"], table, Act(seat, msg["action"], key=msg.get("key")), REPLY_VERSION)
 
-        def acted(result: dict[str, Any]) -> None:
-            metrics.ACT_LATENCY.observe(time.perf_counter() - started)
-            self.reply(msg["id"], version=result["version"])
-
-        command = Act(seat, msg["action"], key=msg.get("key"))
-        self._answer(msg["id"], self._submit(table, command), acted)
-
-    async def on_legal(self, msg: dict[str, Any]) -> None:
+    def on_legal(self, msg: Message) -> None:
         table = msg["table"]
         seat = self.seats.get(table)
         if seat is None:
             raise TableError("unauthorized", "join this table to ask for your legal actions")
         # answered by the table's owner; with `partial`, the next step (protocol/README.md
         # "Staged legal")
-        future = self._submit(table, Legal(seat, msg.get("partial")))
-        self._answer(msg["id"], future, lambda result: self.reply(msg["id"], **result))
+        self._send(msg["id"], table, Legal(seat, msg.get("partial")), REPLY_RESULT)
 
-    async def on_resync(self, msg: dict[str, Any]) -> None:
+    def on_resync(self, msg: Message) -> None:
         table = msg["table"]
         if table not in self.watching:
             raise TableError("unknown_table", "join or spectate this table first")
-        view = await self.hub.table(table)
-        self.reply(msg["id"], version=view.version)
-        frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
-        self._sent_version[table] = frames.msg.get("from")
-        self.deliver(table, view.version, frames, str(frames.msg["t"]))
 
-    async def on_leave(self, msg: dict[str, Any]) -> None:
+        async def resync() -> None:
+            view = await self.hub.table(table)
+            self.reply(msg["id"], version=view.version)
+            frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
+            self._catch_up(table, view.version, frames)
+
+        self._later(msg["id"], resync)
+
+    def on_leave(self, msg: Message) -> None:
         table = msg["table"]
         self._unwatch(table)
         self._unhold(table)
@@ -662,52 +514,97 @@ class Session:
         """Another connection presented this seat's token: it has the seat now."""
         self.seats.pop(table, None)
         self._unwatch(table)
-        self._abort(
-            Closing(4001, f"seat {seat + 1} at table {table} was taken over by another connection")
-        )
+        self.close(4001, f"seat {seat + 1} at table {table} was taken over by another connection")
 
-    def _watch(self, table: str, seat: int | None, view: TableView) -> None:
-        """Subscribe to a table; a snapshot follows."""
+    def _watch(self, table: str, seat: int | None, view: TableView, snapshot: bool = True) -> None:
+        """Follow a table; a snapshot follows unless ``snapshot`` is off."""
+        if self.state is SessionState.CLOSED:
+            return
         self.watching[table] = seat
         self._games[table] = view.game_id
-        self._sent_version.pop(table, None)
-        view.subscribe(self, seat)
+        self.out.follow(table)
+        view.subscribe(self, seat, send_snapshot=snapshot)
         self.hub.presence_changed()
 
     async def _rewatch(self, table: str, seat: int | None, version: int | None) -> None:
-        """Subscribe again after a reconnect: what was missed since ``version`` follows
+        """Follow again after a reconnect: what was missed since ``version`` follows
         (one patch, or a snapshot).  Live patches queued meanwhile are dropped by the
-        writer's version check, so nothing arrives twice or out of order."""
-        if version is None:
-            self._watch(table, seat, await self.hub.table(table))
-            return
+        outbox's version check, so nothing arrives twice or out of order."""
         view = await self.hub.table(table)
-        self.watching[table] = seat
-        self._games[table] = view.game_id
-        self._sent_version.pop(table, None)
-        view.subscribe(self, seat, send_snapshot=False)
-        self.hub.presence_changed()
+        if version is None:
+            self._watch(table, seat, view)
+            return
+        self._watch(table, seat, view, snapshot=False)
         frames = await self.hub.catch_up(table, seat, version)
-        self._sent_version[table] = frames.msg.get("from")
-        self.deliver(table, view.version, frames, str(frames.msg["t"]))
+        self._catch_up(table, view.version, frames)
+
+    def _catch_up(self, table: str, version: int, frames: Frames) -> None:
+        """Queue a catch-up patch (or snapshot) as the next push of ``table``."""
+        if table not in self.watching:
+            return
+        self.out.follow(table, frames.msg.get("from"))
+        self.deliver(table, version, frames, str(frames.msg["t"]))
 
     def _unwatch(self, table: str) -> None:
         if self.watching.pop(table, "absent") == "absent":
             return
         self._games.pop(table, None)
-        self._sent_version.pop(table, None)
+        self.out.unfollow(table)
         view = self.hub.loaded(table)
         if view is not None:
             view.unsubscribe(self)
         self.hub.presence_changed()
 
-    def close_all(self) -> None:
-        """The connection is gone: leave every table and the lobby."""
-        self.state = SessionState.CLOSED
-        for table in list(self.seats):
-            self._unhold(table)
-        for table in list(self.watching):
-            self._unwatch(table)
-        self.hub.unsubscribe_lobby(self)
-        self._control.clear()
-        self._data.clear()
+
+REPLY_VERSION = "version"
+"""A command whose ``ok`` carries the new ``version`` (an act; its latency is measured)."""
+REPLY_RESULT = "result"
+"""A command whose ``ok`` carries its result's fields (``legal``)."""
+Done = Callable[[Any], None] | str
+
+
+class _Answer:
+    """A table command's answer for a session: the reply, or what to do with the result
+    (an object per request, no closure chain)."""
+
+    __slots__ = ("done", "request_id", "session", "started")
+
+    def __init__(self, session: Session, request_id: Any, done: Done) -> None:
+        self.session = session
+        self.request_id = request_id
+        self.done = done
+        self.started = time.perf_counter()
+
+    def __call__(self, value: Any, error: TableError | None) -> None:
+        session, self.session = self.session, None  # type: ignore[assignment]
+        if session is None:
+            return
+        session._pending -= 1
+        if error is not None:
+            session._fail_with(self.request_id, error)
+        elif self.done == REPLY_VERSION:
+            metrics.ACT_LATENCY.observe(time.perf_counter() - self.started)
+            session.reply(self.request_id, version=value["version"])
+        elif self.done == REPLY_RESULT:
+            session.reply(self.request_id, **value)
+        else:
+            assert callable(self.done)
+            self.done(value)
+
+
+HANDLERS: dict[str, Callable[[Session, Message], None]] = {
+    "hello": Session.on_hello,
+    "ping": Session.on_ping,
+    "list_games": Session.on_list_games,
+    "list_tables": Session.on_list_tables,
+    "subscribe_tables": Session.on_subscribe_tables,
+    "create_table": Session.on_create_table,
+    "join": Session.on_join,
+    "add_bot": Session.on_add_bot,
+    "spectate": Session.on_spectate,
+    "act": Session.on_act,
+    "legal": Session.on_legal,
+    "resync": Session.on_resync,
+    "leave": Session.on_leave,
+}
+"""The dispatch table: every client message type of protocol v1 and its handler."""

@@ -27,6 +27,7 @@ class MemoryStore(Store):
         self._created: dict[str, TableRecord] = {}
         self._logs: dict[str, list[LogEntry]] = {}
         self._keys: dict[tuple[str, str], str] = {}  # (game, create key digest) -> table
+        self._stored_future: asyncio.Future[None] | None = None
 
     async def create(self, record: TableRecord) -> None:
         if record.table in self._records:
@@ -42,22 +43,33 @@ class MemoryStore(Store):
     def commit(
         self, record: TableRecord, entry: LogEntry, expected_version: int, epoch: int = 0
     ) -> asyncio.Future[None]:
-        """Stored at once: the future is settled when it is returned."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Stored at once: the future is settled when it is returned (a stored commit
+        gets the one shared future of this loop's stored commits: none is made per act)."""
         current = self._records.get(record.table)
+        if current is not None and (
+            current.version == expected_version and record.version == expected_version + 1
+        ):
+            self._records[record.table] = dataclasses.replace(record)
+            self._logs[record.table].append(entry)
+            return self._stored()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if current is None:
             future.set_exception(StoreError(f"no table {record.table}"))
-        elif current.version != expected_version or record.version != expected_version + 1:
+        else:
             future.set_exception(
                 VersionConflict(
                     f"table {record.table} is at {current.version}, not {expected_version}"
                 )
             )
-        else:
-            self._records[record.table] = dataclasses.replace(record)
-            self._logs[record.table].append(entry)
-            future.set_result(None)
         return future
+
+    def _stored(self) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        stored = self._stored_future
+        if stored is None or stored.get_loop() is not loop:
+            stored = self._stored_future = loop.create_future()
+            stored.set_result(None)
+        return stored
 
     async def record_at(self, current: TableRecord, version: int) -> TableRecord | None:
         """Replayed from the table as created: cheap in process, bounded to recent versions."""

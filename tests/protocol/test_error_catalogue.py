@@ -2,8 +2,8 @@
 against the codes the server can really send.
 
 The codes are read from the source: literal codes given to ``TableError``,
-``ProtocolError``, ``IllegalAction`` / ``BadOptions`` (the engines' errors, passed on
-as they are), ``Session.fail`` and the ``code`` class attributes of the engines'
+``ProtocolError``, the gate's ``Refusal``, ``IllegalAction`` / ``BadOptions`` (the
+engines' errors, passed on as they are), ``Session.fail`` and the ``code`` class attributes of the engines'
 error classes.  Every one must be documented, and every documented code must be one
 of them.
 """
@@ -18,7 +18,14 @@ from tablehub.protocol.codec import index
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = [*(REPO / "server").rglob("*.py"), *(REPO / "protocol").rglob("*.py")]
-CODE_ARG = {"TableError": 0, "ProtocolError": 0, "IllegalAction": 1, "BadOptions": 1, "fail": 1}
+CODE_ARG = {
+    "TableError": 0,
+    "ProtocolError": 0,
+    "IllegalAction": 1,
+    "BadOptions": 1,
+    "fail": 1,
+    "Refusal": 1,
+}
 
 
 def _literal(node: ast.AST | None) -> str | None:

@@ -116,7 +116,7 @@ async def serve_on(port: int) -> tuple[uvicorn.Server, asyncio.Task[None]]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
-    server = uvicorn.Server(hub_config(create_app("memory://", limits), limits, port=port))
+    server = uvicorn.Server(hub_config(create_app("memory://", limits), port=port))
     server.config.setup_event_loop = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -19,7 +19,7 @@ from tablehub.server.hub.janitor import (
 )
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.store.redis import RedisStore
-from tablehub.server.tables.actor import Act, Join
+from tablehub.server.tables.core import Act, Join
 from tests.conftest import RunningHub
 
 

@@ -14,7 +14,7 @@ from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.lobby import Lobby
 from tablehub.server.store.bus import RemoteCommit
 from tablehub.server.store.memory import MemoryStore
-from tablehub.server.tables.actor import Join, Legal
+from tablehub.server.tables.core import Join, Legal
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.record import TableRecord
 

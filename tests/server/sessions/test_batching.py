@@ -78,7 +78,9 @@ async def play_two_acts(raw: Raw) -> list[dict[str, Any]]:
     messages += await raw.until_reply(5)
     await raw.send({"t": "act", "id": 6, "table": table, "action": messages[-1]["actions"][0]})
     messages += await raw.until_reply(6)
-    while not any(m["t"] == "patch" and m["to"] == 3 for m in messages):
+    # the ok and the patch come in either order (protocol/README.md); the event follows
+    # the patch of the same versions
+    while not any(m["t"] == "event" and m["version"] == 3 for m in messages):
         frame = await raw.recv()
         messages += frame["m"] if frame["t"] == "batch" else [frame]
     return messages

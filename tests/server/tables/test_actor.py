@@ -13,8 +13,8 @@ import pytest
 
 from tablehub.server.games.base import Event, Status
 from tablehub.server.store.memory import MemoryStore
-from tablehub.server.tables.actor import Act, Join, TableActor
-from tablehub.server.tables.core import AddBot, Legal, handle
+from tablehub.server.tables.actor import TableActor
+from tablehub.server.tables.core import Act, AddBot, Join, Legal, handle
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.journal import VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
@@ -43,19 +43,19 @@ class Hook:
 @pytest.fixture
 async def start() -> AsyncIterator[Any]:
     """``await start(record, hook)``: a running actor over a fresh memory store."""
-    tasks: list[asyncio.Task[None]] = []
+    actors: list[TableActor] = []
 
     async def run(record: TableRecord, hook: Hook) -> TableActor:
         store = MemoryStore()
         await store.create(record)
         actor = TableActor(record, store, hook, lambda: NOW)
-        tasks.append(asyncio.get_running_loop().create_task(actor.run()))
+        actor.start()
+        actors.append(actor)
         return actor
 
     yield run
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    for actor in actors:
+        actor.stop()
 
 
 async def test_the_reply_comes_after_the_commit_reached_the_feed_with_its_status(
@@ -191,7 +191,7 @@ async def four_seats_placing_one_card(refuse: int | None = None) -> Any:
 async def test_commands_queued_together_have_their_commits_sent_together() -> None:
     actor, hook, held, acts = await four_seats_placing_one_card()
     version = actor.record.version
-    task = asyncio.get_running_loop().create_task(actor.run())
+    actor.start()
     try:
         await held.wait_for(4)
 
@@ -201,8 +201,7 @@ async def test_commands_queued_together_have_their_commits_sent_together() -> No
         await held.release()
         replies = await asyncio.gather(*acts)
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        actor.stop()
 
     assert replies == [{"version": version + i} for i in range(1, 5)]
     assert [record.version for record, *_ in hook.commits] == [version + i for i in range(1, 5)]
@@ -214,11 +213,11 @@ async def test_commands_queued_together_have_their_commits_sent_together() -> No
 async def test_a_refused_commit_refuses_the_commands_queued_after_it() -> None:
     actor, hook, held, acts = await four_seats_placing_one_card(refuse=1)
     version = actor.record.version
-    task = asyncio.get_running_loop().create_task(actor.run())
+    actor.start()
     await held.wait_for(4)
     await held.release()
     outcomes = await asyncio.gather(*acts, return_exceptions=True)
-    await task  # the table is lost: the actor ends
+    assert not actor.running  # the table is lost: the actor stopped
 
     assert outcomes[0] == {"version": version + 1}
     for refused in outcomes[1:]:

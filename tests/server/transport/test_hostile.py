@@ -23,9 +23,10 @@ from tablehub.server.hub import janitor as hub_module
 from tablehub.server.hub.janitor import FORGET_UNUSED_MS
 from tablehub.server.sessions.session import Session
 from tablehub.server.store.memory import MemoryStore
-from tablehub.server.tables.actor import Join
+from tablehub.server.tables.core import Join
 from tablehub.server.tables.errors import TableError
 from tests.conftest import RunningHub, start_hub, stop_hub
+from tests.server.sessions.plain import PlainLink, taken, until
 from tests.server.transport.test_bad_input import call, closed_with, hello, raw
 from tests.server.transport.test_slow_reader import StalledPeer
 
@@ -157,27 +158,19 @@ async def test_before_hello_everything_gets_hello_required(hub: RunningHub) -> N
 async def test_an_unencodable_reply_becomes_an_internal_error_reply() -> None:
     hub = Hub(MemoryStore())
     await hub.start()
-    sent: asyncio.Queue[bytes | str] = asyncio.Queue()
-
-    async def send(frame: bytes | str) -> None:
-        sent.put_nowait(frame)
-
-    async def close(code: int, reason: str) -> None:
-        raise AssertionError(f"closed {code} {reason}")
-
     codec = SUBPROTOCOLS[JSON]
     with pytest.raises(EncodeError):
         codec.encode({"t": "ok", "id": 1, "name": "\ud800"})
-    session = Session(hub, codec, send, close, Limits())
-    writer = asyncio.create_task(session.writer())
+    link = PlainLink()
+    session = Session(hub, codec, Limits(), link)
     try:
         session.reply(1, name="\ud800")
         session.reply(2)
-        first = json.loads(await sent.get())
+        first, second = taken(session)
         assert (first["id"], first["code"]) == (1, "internal_error")
-        assert json.loads(await sent.get()) == {"t": "ok", "id": 2}
+        assert second == {"t": "ok", "id": 2}
+        assert link.closed is None
     finally:
-        writer.cancel()
         await hub.stop()
 
 
@@ -306,28 +299,20 @@ async def test_connections_per_address_are_limited_4002() -> None:
 async def test_pending_requests_per_connection_are_limited() -> None:
     hub = Hub(MemoryStore())
     await hub.start()
-    replies: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-
-    async def send(frame: bytes | str) -> None:
-        replies.put_nowait(msgpack.unpackb(frame))
-
-    async def close(code: int, reason: str) -> None:
-        raise AssertionError(f"closed {code} {reason}")
-
+    link = PlainLink()
     session = Session(
-        hub, SUBPROTOCOLS["tablehub.v1.msgpack"], send, close, Limits(max_pending_requests=2)
+        hub, SUBPROTOCOLS["tablehub.v1.msgpack"], Limits(max_pending_requests=2), link
     )
-    writer = asyncio.create_task(session.writer())
     try:
-        await session.handle_frame(msgpack.packb({"t": "hello", "id": 0, "v": 1, "name": "x"}))
+        session.receive(msgpack.packb({"t": "hello", "id": 0, "v": 1, "name": "x"}))
         create = {"t": "create_table", "id": 1, "game": "completto", "seats": 4}
-        await session.handle_frame(msgpack.packb(create))
-        await replies.get()
-        table = (await replies.get())["table"]
+        session.receive(msgpack.packb(create))
+        table = (await until(session, link, 2))[1]["table"]
+        await hub.table(table)  # loaded: the add_bots below go to its actor at once
         for i in range(2, 7):  # five at once, none answered yet
-            await session.handle_frame(msgpack.packb({"t": "add_bot", "id": i, "table": table}))
-        answers = [await replies.get() for _ in range(5)]
-        codes = {r["id"]: r.get("code", "ok") for r in answers}
+            session.receive(msgpack.packb({"t": "add_bot", "id": i, "table": table}))
+        answers = [m for m in await until(session, link, 5) if m["t"] != "snapshot"]
+        codes = {r["id"]: r.get("code", "ok") for r in answers if "id" in r}
         assert sorted(codes.values()) == [
             "ok",
             "ok",
@@ -336,7 +321,6 @@ async def test_pending_requests_per_connection_are_limited() -> None:
             "rate_limited",
         ]
     finally:
-        writer.cancel()
         await hub.stop()
 
 
