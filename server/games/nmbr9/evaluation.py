@@ -123,7 +123,10 @@ LANE = 64
 _LANES = len(HIDDEN) + 1
 _HALF = 1 << (LANE - 1)
 _OFFSET = sum(_HALF << (LANE * j) for j in range(_LANES))
-_UNPACK = struct.Struct(f"<{_LANES}Q").unpack
+_LANE_MASK = (1 << LANE) - 1
+_LOW_BITS = sum(1 << (LANE * j) for j in range(len(HIDDEN)))
+"""The lowest bit of each hidden unit's lane."""
+_UNPACK = struct.Struct(f"<{len(HIDDEN)}Q").unpack
 
 
 def _packed(values: list[float]) -> int:
@@ -147,7 +150,8 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
     """The network's weights folded for these counts to come: what depends only on
     the counts (the share s, the counts, the digits to come, the products with s) is
     added up once, so a layout's hidden units are one sum over its features
-    (:func:`_features`), each a small int, of packed ints: all the units at once.
+    (see :func:`learned_value`), each a small int, times packed ints: all the units at
+    once.
 
     Everything is an integer, scaled by ``STAGE`` (s times ``STAGE`` is the number of
     cards to come) and by 2^FIXED_BITS, plus 2^63 in each lane so that no lane borrows
@@ -173,13 +177,13 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
         summary(2),  # ground edge
         summary(3),  # steps
         summary(4),  # pits
-        summary(5),  # footprint
-        summary(6) + STAGE * c[35],  # cells at height 2 or more
+        STAGE * c[39],  # top level
+        *(remaining[d] * (STAGE * c[16 + d] + d * summary(1)) for d in digits),  # reaches
+        summary(5),  # cells at height 1 or more: the footprint
+        summary(6) + STAGE * c[35],  # 2 or more
         summary(7) + STAGE * (c[36] - c[35]),  # 3 or more
         STAGE * (c[37] - c[36]),  # 4 or more
         STAGE * (c[38] - c[37]),  # 5 or more
-        STAGE * c[39],  # top level
-        *(remaining[d] * (STAGE * c[16 + d] + d * summary(1)) for d in digits),  # reaches
     ]
     folded = (constant, weights, sum(1 << d for d in digits), digits)
     if len(_FOLDED) >= 4096:
@@ -199,15 +203,16 @@ def learned_value(surface: Surface, score: int, remaining: list[int]) -> float:
     reaches = surface.reaches(wanted)
     features = [
         *surface.shape_faults(),
-        *(layers[k].bit_count() if k < len(layers) else 0 for k in range(5)),
         len(layers),
-        *(reaches[d] for d in digits),
+        *[reaches[d] for d in digits],
+        *[mask.bit_count() for mask in layers[:5]],  # no more: 0s (map stops)
     ]
-    *hidden, linear = _UNPACK(
-        (constant + sum(map(mul, weights, features))).to_bytes(8 * _LANES, "little")
-    )
-    total: float = linear - _HALF
-    total += sum(o * (u - _HALF) for o, u in zip(OUTPUT, hidden, strict=True) if u > _HALF)
+    units = constant + sum(map(mul, weights, features))
+    # The rectified hidden units: keep the lanes whose top bit is set (not below 0).
+    signs = units >> (LANE - 1) & _LOW_BITS
+    rectified = (units & signs * _LANE_MASK) - (signs << (LANE - 1))
+    total: float = (units >> (LANE * len(HIDDEN))) - _HALF  # the linear term's lane
+    total += sum(map(mul, OUTPUT, _UNPACK(rectified.to_bytes(8 * len(HIDDEN), "little"))))
     return score + n * total / (STAGE * STAGE * (1 << FIXED_BITS))
 
 

@@ -37,9 +37,9 @@ from tablehub.server.games.nmbr9.evaluation import Evaluate, learned_value
 from tablehub.server.games.nmbr9.rules import Placement, Tile
 from tablehub.server.games.nmbr9.surface import Surface
 
-SHORTLIST = 6
+SHORTLIST = 10
 """Placements per level kept after the cheap key."""
-LOOKAHEAD = 8
+LOOKAHEAD = 6
 """Placements scored by the expectation over the next card."""
 NEXT_SHORTLIST = 3
 """Placements per level of each possible next card scored by the full evaluation."""
@@ -47,7 +47,7 @@ LATE_CARDS = 10
 """At most this many cards still to come (after the one in hand): look two cards ahead."""
 DEEP_CANDIDATES = 2
 """Candidates (the best by the one-card expectation) scored by the two-card expectation."""
-DEEP_REPLIES = 2
+DEEP_REPLIES = 1
 """Placements of each possible next card followed by the one-card expectation."""
 
 
@@ -200,3 +200,4 @@ def choose(
         return best([(c.value, c.index, c.placement) for c in candidates])
     top = sorted(candidates, key=lambda c: (-c.value, c.index))[:DEEP_CANDIDATES]
     return best([(two_cards(c, remaining, evaluate), c.index, c.placement) for c in top])
+
