@@ -277,8 +277,9 @@ class Surface:
             return self._reframed(x, y, x + shape.width - 1, y + shape.height - 1).with_tile(
                 digit, placement
             )
-        for known in range(1, len(self.layers) + 1):  # what the children inherit
-            self.placeable_on(known, ALL_DIGITS)
+        if any(self.unknown):  # look at all the children inherit
+            for known in range(1, len(self.layers) + 1):
+                self.placeable_on(known, ALL_DIGITS)
         mask = shape.mask << frame.bit(x, y)
         layers = list(self.layers)
         tops = list(self.tops)
@@ -332,13 +333,11 @@ class Surface:
         ask = digits & self.unknown[level]
         if ask:
             self.unknown[level] ^= ask
-            for digit, _, _ in self._upper_on(level, ask, first=True):
+            for digit, _, _ in self._legal_on(level, ask, first=True):
                 self.placeable[level] |= 1 << digit
         return self.placeable[level] & digits
 
-    def _upper_on(
-        self, level: int, digits: int, first: bool
-    ) -> Iterator[tuple[int, ShapeBits, int]]:
+    def _legal_on(self, level: int, digits: int, first: bool) -> list[tuple[int, ShapeBits, int]]:
         """``(digit, shape, bit of its offset)`` for the legal placements of ``digits``
         on ``level`` >= 1, by digit, then rotation, then bit; with ``first``, only the
         first of each digit."""
@@ -351,8 +350,9 @@ class Surface:
             near = -1  # opening a new level: no contact needed
         size = floor.bit_count()
         supports = self.tops[level - 1]
+        out: list[tuple[int, ShapeBits, int]] = []
         if size < 5 or len(supports) < 2:
-            return
+            return out
         shapes = self.frame.shapes
         runs: list[int] = []
         while digits:
@@ -375,24 +375,32 @@ class Surface:
                     bit = low.bit_length() - 1
                     fits ^= low
                     cells = shape_mask << bit
-                    if cells & near and all(cells & ~m for m in supports):
-                        yield digit, shape, bit
-                        if first:
+                    if not cells & near:
+                        continue
+                    for tile in supports:  # the floor is theirs: two touched, or all on one
+                        if cells & tile:
+                            if cells & ~tile:
+                                out.append((digit, shape, bit))
                             break
+                    if first and out and out[-1][0] == digit:
+                        break
                 else:
                     continue
                 break
+        return out
 
-    def upper_placements(self, digit: int) -> Iterator[tuple[int, ShapeBits, int]]:
+    def upper_placements(self, digit: int) -> list[tuple[int, ShapeBits, int]]:
         """The legal placements of ``digit`` above the ground as ``(level, shape, bit of
         its offset)``, highest level first; within a level by rotation, then bit.
 
         The upper-level half of ``rules.legal_placements`` on bit masks (without its
         bounds, which no tile above the ground comes near)."""
-        for level in range(len(self.layers), 0, -1):
-            if self.placeable_on(level, 1 << digit):
-                for _, shape, bit in self._upper_on(level, 1 << digit, first=False):
-                    yield level, shape, bit
+        return [
+            (level, shape, bit)
+            for level in range(len(self.layers), 0, -1)
+            if self.placeable_on(level, 1 << digit)
+            for _, shape, bit in self._legal_on(level, 1 << digit, first=False)
+        ]
 
     def reach(self, digit: int) -> int:
         """The highest level a ``digit`` tile could be placed on now (0 if only the
