@@ -201,3 +201,20 @@ def choose(
     top = sorted(candidates, key=lambda c: (-c.value, c.index))[:DEEP_CANDIDATES]
     return best([(two_cards(c, remaining, evaluate), c.index, c.placement) for c in top])
 
+
+def choose_by_evaluation(
+    tiles: list[Tile],
+    digit: int,
+    score: int,
+    remaining: list[int],
+    evaluate: Evaluate = learned_value,
+) -> Placement:
+    """The medium bot's placement: the shortlisted placement whose layout the
+    evaluation values most, without looking ahead (ties: the earlier in the
+    shortlist)."""
+    surface = Surface.of(tiles)
+    short = shortlist(surface, digit, SHORTLIST)
+    if not tiles:
+        return short[0]
+    values = [evaluate(surface.with_tile(digit, p), score + digit * p[0], remaining) for p in short]
+    return short[max(range(len(short)), key=lambda i: (values[i], -i))]

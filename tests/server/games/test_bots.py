@@ -69,7 +69,10 @@ def test_every_game_describes_its_levels_weakest_first() -> None:
         assert described["default_bot_level"] in ids
         assert game.fast_bot_level in ids
         if len(ids) > 1:
-            assert ids == ["easy", "strong"] and described["default_bot_level"] == "strong"
+            weakest_first = (
+                ["easy", "medium", "strong"] if game.id == "nmbr9" else ["easy", "strong"]
+            )
+            assert ids == weakest_first and described["default_bot_level"] == "strong"
 
 
 def test_level_names_integers_and_defaults_resolve() -> None:
@@ -79,11 +82,11 @@ def test_level_names_integers_and_defaults_resolve() -> None:
     assert [game.bot_level(n).id for n in (0, 1, 2, 3, 99)] == [
         "easy",
         "easy",
-        "strong",
+        "medium",
         "strong",
         "strong",
     ]
-    with pytest.raises(BadOptions, match="easy, strong"):
+    with pytest.raises(BadOptions, match="easy, medium, strong"):
         game.bot_level("hard")
     termite = _game("termite")
     assert termite.bot_level(3).id == termite.default_bot_level
@@ -103,16 +106,17 @@ def test_levels_play_legally_against_each_other(game_id: str) -> None:
     _play(game, ["easy", "strong"], 200, check=True)
 
 
-def test_the_strong_nmbr9_bot_does_not_see_the_deck_order() -> None:
-    """Shuffling the cards still to come (same counts) never changes its move."""
+@pytest.mark.parametrize("level", ["medium", "strong"])
+def test_the_nmbr9_bots_do_not_see_the_deck_order(level: str) -> None:
+    """Shuffling the cards still to come (same counts) never changes their move."""
     game = _game("nmbr9")
     state = game.setup({}, 1, 7)
     while not state["finished"]:
         rnd = state["round"]
         hidden = state["deck"][rnd:]
         shuffled = {**state, "deck": state["deck"][:rnd] + hidden[::-1]}
-        action = game.bot_move(state, 0, "strong")
-        assert game.bot_move(shuffled, 0, "strong") == action
+        action = game.bot_move(state, 0, level)
+        assert game.bot_move(shuffled, 0, level) == action
         state, _ = game.apply(state, 0, action)
 
 
@@ -206,18 +210,22 @@ def test_the_shape_faults_match_their_definition() -> None:
             state, _ = game.apply(state, 0, game.bot_move(state, 0, level))
 
 
-def test_the_strong_nmbr9_bot_outscores_the_easy_one() -> None:
-    """Same decks, one player: strong scores far more on average (not on every deck:
-    the order of the cards is hidden and sometimes favours a greedy layout)."""
+def test_each_nmbr9_level_outscores_the_one_below() -> None:
+    """Same decks, one player: strong scores far more than easy on average, medium in
+    between (not on every deck: the order of the cards is hidden and sometimes
+    favours a greedy layout)."""
     game = _game("nmbr9")
-    margins = []
+    scores: dict[str, list[int]] = {"easy": [], "medium": [], "strong": []}
     for seed in range(4):
-        scores = {}
-        for level in ("easy", "strong"):
-            state = _play(game, [level], 300 + seed, check=False)
-            scores[level] = state["players"][0]["score"]
-        margins.append(scores["strong"] - scores["easy"])
-    assert sum(margins) / len(margins) >= 10, margins
+        for level, got in scores.items():
+            got.append(_play(game, [level], 300 + seed, check=False)["players"][0]["score"])
+
+    def margin(a: str, b: str) -> float:
+        return sum(x - y for x, y in zip(scores[a], scores[b], strict=True)) / 4
+
+    assert margin("strong", "easy") >= 10, scores
+    assert margin("medium", "easy") >= 5, scores
+    assert margin("strong", "medium") >= 5, scores
 
 
 @pytest.mark.parametrize("game_id", ["brix", "completto"])
@@ -261,7 +269,7 @@ async def test_add_bot_takes_a_level_id_an_old_integer_or_none(hub: RunningHub) 
     with pytest.raises(ServerError) as refused:
         await ann.request("add_bot", table=table, level="hard")
     assert refused.value.code == "bad_options"
-    assert "easy, strong" in refused.value.message
+    assert "easy, medium, strong" in refused.value.message
     await ann.request("add_bot", table=table, level="easy")
     await ann.request("add_bot", table=table, level=1)
     await ann.request("add_bot", table=table)
