@@ -65,7 +65,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from tablehub.server.config import Limits, with_durability
-    from tablehub.server.ops.gc_tuning import tune_gc
+    from tablehub.server.ops.gc_tuning import Collector
     from tablehub.server.runner import hub_config
     from tablehub.server.transport.app import create_app
 
@@ -76,12 +76,15 @@ def run_serve(args: argparse.Namespace) -> int:
     limits = Limits()
     try:
         app = create_app(
-            with_durability(args.store, args.durability), limits, args.peers, args.bot_workers
+            with_durability(args.store, args.durability),
+            limits,
+            args.peers,
+            args.bot_workers,
+            collector=Collector(),
         )
     except ValueError as err:
         print(f"tablehub serve: {err}", file=sys.stderr)
         return 2
-    tune_gc()
     print(f"tablehub: store {args.store}; open http://{args.host}:{args.port}/", flush=True)
     config = hub_config(app, host=args.host, port=args.port, log_level=args.log_level)
     uvicorn.Server(config).run()

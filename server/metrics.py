@@ -47,6 +47,11 @@ GC_PAUSE_MAX = Gauge(
     ["generation"],
 )
 
+GC_TRACKED = Gauge(
+    "tablehub_gc_tracked_objects",
+    "Objects the cyclic garbage collector tracks (frozen ones included), read at each scrape",
+)
+
 
 LOOP_LAG = Histogram(
     "tablehub_loop_lag_seconds",

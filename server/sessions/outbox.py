@@ -10,8 +10,8 @@ this order (protocol/README.md "Order of replies and pushes", "Slow readers"):
 * *data* -- snapshots, patches, events, presence, ``table_closed`` -- bounded by
   ``Limits.outbound_queue``.  When it overflows (a slow reader), every pending push is
   dropped and replaced by one fresh snapshot per table, taken when it is written
-  (``snapshot``); a reader that overflows more than ``max_overflows_per_minute`` times
-  is closed with 4000 instead.
+  (the snapshot given to :meth:`Outbox.take`); a reader that overflows more than
+  ``max_overflows_per_minute`` times is closed with 4000 instead.
 
 A table's pushes carry versions: a patch whose ``from`` is not the version last written
 for that table was covered by a later snapshot and is skipped, so nothing arrives twice
@@ -45,17 +45,15 @@ class Outbox:
         "_lobby",
         "_overflows",
         "_sent",
-        "_snapshot",
         "batching",
         "codec",
         "limits",
     )
 
-    def __init__(self, codec: Codec, limits: Limits, snapshot: Snapshot) -> None:
+    def __init__(self, codec: Codec, limits: Limits) -> None:
         self.codec = codec
         self.limits = limits
         self.batching = False
-        self._snapshot = snapshot
         self._control: deque[bytes | str] = deque()
         self._lobby: Frames | None = None
         self._data: deque[Push] = deque()
@@ -134,15 +132,16 @@ class Outbox:
         """The next queued reply (a closing connection writes only those)."""
         return self._control.popleft() if self._control else None
 
-    def take(self) -> bytes | str | None:
+    def take(self, snapshot: Snapshot) -> bytes | str | None:
         """The next frame to write: everything pending as one batch frame under
-        ``batching``, else the next message's; None when that needs no frame any more."""
+        ``batching``, else the next message's; None when that needs no frame any more.
+        ``snapshot`` gives the fresh snapshots that replace an overflowed backlog."""
         if self.batching:
-            batch = batching.collect(self._next_frame, lambda: self.pending)
+            batch = batching.collect(lambda: self._next_frame(snapshot), lambda: self.pending)
             return batching.batch_frame(self.codec, batch) if batch else None
-        return self._next_frame()
+        return self._next_frame(snapshot)
 
-    def _next_frame(self) -> bytes | str | None:
+    def _next_frame(self, snapshot: Snapshot) -> bytes | str | None:
         if self._control:
             return self._control.popleft()
         if self._lobby is not None:
@@ -155,7 +154,7 @@ class Outbox:
         if table not in self._sent:
             return None
         if kind == "refresh":
-            fresh = self._snapshot(table)
+            fresh = snapshot(table)
             if fresh is None:
                 return None
             version, frames = fresh

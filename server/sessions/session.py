@@ -102,7 +102,7 @@ class Session:
         self.limits = limits
         self.link = link
         self.gate = Gate(codec, limits)
-        self.out = Outbox(codec, limits, self._fresh_snapshot)
+        self.out = Outbox(codec, limits)
         self.state = SessionState.OPEN
         self.closing: tuple[int, str] | None = None
         """The close decided (code, reason): further frames are ignored."""
@@ -230,7 +230,9 @@ class Session:
             return
         self.link.wake()
 
-    def _fresh_snapshot(self, table: str) -> tuple[int, Frames] | None:
+    def fresh_snapshot(self, table: str) -> tuple[int, Frames] | None:
+        """The current snapshot of a followed table (the outbox's refresh after an
+        overflow): (version, frames), or None when it is not followed any more."""
         view = self.hub.loaded(table)
         if view is None or table not in self.watching:
             return None

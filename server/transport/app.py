@@ -21,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
+from tablehub.server.ops.gc_tuning import Collector, tracked_objects
 from tablehub.server.store import open_store
 from tablehub.server.transport import evacuation
 from tablehub.server.transport.connection import WsEndpoint
@@ -36,9 +37,12 @@ def create_app(
     limits: Limits | None = None,
     peers: Sequence[str] = (),
     bot_workers: int | None = None,
+    collector: Collector | None = None,
 ) -> HubApp:
     """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py);
-    ``bot_workers`` the processes that think bot moves (default: half the CPUs)."""
+    ``bot_workers`` the processes that think bot moves (default: half the CPUs);
+    ``collector`` takes over garbage collection while the app serves (a hub process of
+    its own: ``tablehub serve``)."""
     limits = limits or Limits()
     hub = Hub(open_store(store_url), bot_workers=bot_workers)
 
@@ -59,6 +63,8 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await hub.start()
         endpoint.start()
+        if collector is not None:
+            collector.start()
         watching = None
         # alone, a hub has nowhere to send players; on a cluster, a shard failing over
         # is not a partition
@@ -71,6 +77,8 @@ def create_app(
                 watching.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await watching
+            if collector is not None:
+                collector.stop()
             endpoint.stop()
             await hub.stop()
 
@@ -93,6 +101,7 @@ def create_app(
 
     async def metrics_endpoint(request: Request) -> Response:
         await store_up()
+        tracked_objects()
         metrics.TABLES.clear()
         for live in hub.live.values():
             record = live.record

@@ -235,6 +235,10 @@ class HubConnection(asyncio.Protocol):
         if hasattr(self._upgraded_from, "parser"):
             self._upgraded_from.parser = None
         self._upgraded_from = None
+        # asyncio's own selector transport keeps a bound method of itself for reading
+        # (a cycle per connection: the default loop in tests; uvloop's have none)
+        if hasattr(self.transport, "_read_ready_cb"):
+            self.transport._read_ready_cb = None  # type: ignore[union-attr]
         self.transport = None
 
     def pause_writing(self) -> None:
@@ -385,6 +389,7 @@ class HubConnection(asyncio.Protocol):
         if session is None or transport is None or session.closing is not None:
             return
         out = session.out
+        fresh = session.fresh_snapshot
         ws = self.ws
         binary = session.codec.binary
         budget = self.endpoint.limits.transport_write_buffer
@@ -392,7 +397,7 @@ class HubConnection(asyncio.Protocol):
             while out.pending and not self._paused:
                 written = 0
                 while out.pending and written < budget:
-                    frame = out.take()
+                    frame = out.take(fresh)
                     if frame is None:
                         continue
                     written += len(frame)

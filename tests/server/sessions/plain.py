@@ -43,7 +43,7 @@ def taken(session: Session) -> list[dict[str, Any]]:
     """Every message the session's outbox holds now, decoded, in the order written."""
     out: list[dict[str, Any]] = []
     while session.out.pending:
-        frame = session.out.take()
+        frame = session.out.take(session.fresh_snapshot)
         if frame is None:
             continue
         out.append(msgpack.unpackb(frame) if isinstance(frame, bytes) else json.loads(frame))

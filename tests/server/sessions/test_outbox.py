@@ -24,7 +24,7 @@ def snapshot(table: str, version: int) -> Frames:
 def drain(out: Outbox) -> list[dict[str, Any]]:
     frames = []
     while out.pending:
-        frame = out.take()
+        frame = out.take(fresh)
         if frame is not None:
             frames.append(json.loads(frame))
     return frames
@@ -35,7 +35,7 @@ def fresh(table: str) -> tuple[int, Frames]:
 
 
 def test_replies_go_first_then_the_latest_lobby_then_pushes_in_order() -> None:
-    out = Outbox(JSON, Limits(), fresh)
+    out = Outbox(JSON, Limits())
     out.follow("T")
     out.push("T", 1, snapshot("T", 1), "snapshot")
     out.lobby(Frames({"t": "tables", "tables": ["old"]}))
@@ -48,7 +48,7 @@ def test_replies_go_first_then_the_latest_lobby_then_pushes_in_order() -> None:
 
 
 def test_a_patch_not_from_the_version_written_is_skipped() -> None:
-    out = Outbox(JSON, Limits(), fresh)
+    out = Outbox(JSON, Limits())
     out.follow("T", written=3)
     out.push("T", 2, patch("T", 1, 2), "patch")  # covered by what the client has
     out.push("T", 4, patch("T", 3, 4), "patch")
@@ -56,7 +56,7 @@ def test_a_patch_not_from_the_version_written_is_skipped() -> None:
 
 
 def test_an_overflow_replaces_the_backlog_with_one_fresh_snapshot_per_table() -> None:
-    out = Outbox(JSON, Limits(outbound_queue=4), fresh)
+    out = Outbox(JSON, Limits(outbound_queue=4))
     out.follow("T")
     out.follow("U")
     out.push("T", 1, snapshot("T", 1), "snapshot")
@@ -74,20 +74,20 @@ def test_an_overflow_replaces_the_backlog_with_one_fresh_snapshot_per_table() ->
 
 def test_a_reader_that_overflows_too_often_is_refused() -> None:
     limits = Limits(outbound_queue=1, max_overflows_per_minute=2)
-    out = Outbox(JSON, limits, fresh)
+    out = Outbox(JSON, limits)
     out.follow("T")
     results = [out.push("T", v, patch("T", v - 1, v), "patch") for v in range(1, 10)]
     assert results[:3] == [True, True, True] and results[-1] is False
 
 
 def test_replies_are_bounded() -> None:
-    out = Outbox(JSON, Limits(control_queue=2), fresh)
+    out = Outbox(JSON, Limits(control_queue=2))
     assert out.control("1") and out.control("2")
     assert not out.control("3")
 
 
 def test_under_batching_everything_pending_is_one_frame() -> None:
-    out = Outbox(JSON, Limits(), fresh)
+    out = Outbox(JSON, Limits())
     out.batching = True
     for request_id in range(3):
         out.control(JSON.encode({"t": "ok", "id": request_id}))
@@ -95,7 +95,7 @@ def test_under_batching_everything_pending_is_one_frame() -> None:
 
 
 def test_unfollowed_tables_get_nothing_more() -> None:
-    out = Outbox(JSON, Limits(), fresh)
+    out = Outbox(JSON, Limits())
     out.follow("T")
     out.push("T", 1, snapshot("T", 1), "snapshot")
     out.unfollow("T")
