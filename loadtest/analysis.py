@@ -43,6 +43,7 @@ def analyse(raw: RawRun) -> dict[str, Any]:
         "notes": list(raw.notes),
         "raw_counts": dict(merged.counts),
         "hub_metrics": raw.hub_metrics,
+        "heap": raw.heap,
     }
     if config.scenario == "idle":
         out["idle"] = _idle(raw, figures, steady_start, steady_end)

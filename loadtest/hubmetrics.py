@@ -1,7 +1,8 @@
 """What the spawned hubs say about themselves at the end of a run, from ``/metrics``:
 leases they lost (issue 11: none should be, under load), where a commit's time went
 (waiting for its group to be sent, the group's round trip to Redis, the whole commit)
-and their longest garbage collector pause per generation (issue 12)."""
+their longest garbage collector pause per generation (issue 12), and the objects the
+collector tracks with and without the run's connections (issue 25)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def parse(text: str) -> dict[str, Any]:
     commit's phases (``queued``, ``redis``) that the hub measured, and ``commits`` their
     count; it is empty for a hub that committed nothing (the memory store)."""
     leases_lost = 0.0
+    tracked = connections = 0.0
     pauses: dict[str, float] = {}
     sums: dict[str, float] = {}
     counts: dict[str, float] = {}
@@ -44,6 +46,10 @@ def parse(text: str) -> dict[str, Any]:
         for sample in family.samples:
             if sample.name == "tablehub_leases_lost_total":
                 leases_lost = sample.value
+            elif sample.name == "tablehub_gc_tracked_objects":
+                tracked = sample.value
+            elif sample.name == "tablehub_connections":
+                connections = sample.value
             elif sample.name == "tablehub_gc_pause_max_seconds":
                 pauses[sample.labels["generation"]] = round(sample.value * 1000, 1)
             elif sample.name.startswith(("tablehub_commit_seconds", "tablehub_commit_phase")):
@@ -56,4 +62,30 @@ def parse(text: str) -> dict[str, Any]:
     if counts.get("commit"):
         commit_ms = {w: round(1000 * sums[w] / n, 1) for w, n in counts.items() if n}
         commit_ms["commits"] = counts["commit"]
-    return {"leases_lost": int(leases_lost), "commit_ms": commit_ms, "gc_pause_max_ms": pauses}
+    return {
+        "leases_lost": int(leases_lost),
+        "commit_ms": commit_ms,
+        "gc_pause_max_ms": pauses,
+        "tracked_objects": int(tracked),
+        "connections": int(connections),
+    }
+
+
+def tracked_per_connection(
+    before: dict[str, dict[str, Any]], connected: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Per hub: objects tracked before the clients connected, with them all connected
+    (and seated), and the difference per connection."""
+    out: dict[str, dict[str, Any]] = {}
+    for label, now in connected.items():
+        then = before.get(label)
+        if then is None or not now["connections"]:
+            continue
+        grown = now["tracked_objects"] - then["tracked_objects"]
+        out[label] = {
+            "before": then["tracked_objects"],
+            "connected": now["tracked_objects"],
+            "connections": now["connections"],
+            "per_connection": round(grown / now["connections"], 1),
+        }
+    return out

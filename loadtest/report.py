@@ -621,6 +621,12 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
                 f"- {label} (its /metrics at the end): leases lost {m['leases_lost']}; "
                 f"{commit_text}longest garbage-collector pause: {longest}"
             )
+        for label, h in run.get("heap", {}).items():
+            lines.append(
+                f"- {label}: {h['before']:,} objects tracked by the collector before the "
+                f"clients connected, {h['connected']:,} with {h['connections']:,} connections = "
+                f"**{h['per_connection']} per connection**"
+            )
         if run.get("idle"):
             i = run["idle"]
             lines.append(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import sys
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
@@ -44,6 +45,9 @@ class RawRun:
     ended: float = 0.0
     hub_metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per hub: leases lost and longest GC pauses, from its ``/metrics`` at the end."""
+    heap: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per hub: objects the collector tracks before the clients connect and once they
+    are all connected (:func:`hubmetrics.tracked_per_connection`)."""
 
 
 async def _prepare(config: RunConfig) -> tuple[list[str], str]:
@@ -93,6 +97,7 @@ def execute(config: RunConfig, target: Target, quiet: bool = False) -> RawRun:
     for server in target.processes:
         raw.sampler.watch(server.label, server.pid, server.role)
 
+    before = hubmetrics.read(target.processes)
     ctx = multiprocessing.get_context("spawn")
     pipes: list[Connection] = []
     procs = []
@@ -115,7 +120,13 @@ def execute(config: RunConfig, target: Target, quiet: bool = False) -> RawRun:
         raw.t0 = time.perf_counter() + 0.5
         for pipe in pipes:
             pipe.send(raw.t0)
+        # every client is connected and seated once the ramp is over: the heap then,
+        # halfway through the steady window
+        heap_at = raw.t0 + config.ramp + config.duration / 2 - time.perf_counter()
+        heap = threading.Timer(max(0.0, heap_at), _read_heap, (raw, before))
+        heap.start()
         _collect(raw, pipes, quiet)
+        heap.cancel()
         raw.hub_metrics = hubmetrics.read(target.processes)
     finally:
         for proc in procs:
@@ -125,6 +136,10 @@ def execute(config: RunConfig, target: Target, quiet: bool = False) -> RawRun:
                 proc.join(5)
         raw.ended = time.perf_counter()
     return raw
+
+
+def _read_heap(raw: RawRun, before: dict[str, dict[str, Any]]) -> None:
+    raw.heap = hubmetrics.tracked_per_connection(before, hubmetrics.read(raw.target.processes))
 
 
 def _await_ready(pipes: list[Connection]) -> None:
