@@ -26,7 +26,8 @@ async def test_uvicorn_hands_the_upgrade_to_the_hubs_connection() -> None:
         await hello(ws)
         (connection,) = running.app.ws.connections
         assert isinstance(connection, HubConnection)
-        assert connection in running.served.server.server_state.connections
+        registered: set[object] = set(running.served.server.server_state.connections)
+        assert connection in registered
         assert connection.config is running.served.server.config
         await ws.close()
     finally:
