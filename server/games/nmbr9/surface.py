@@ -157,17 +157,26 @@ def _shape_bits(stride: int) -> dict[tuple[int, int], ShapeBits]:
     return shapes
 
 
+LevelKey = tuple[int, int, tuple[int, ...]]
+"""See :meth:`Surface.level_key`."""
+
+
 class Frame:
     """Where cells are on the masks: ``(x, y)`` is bit ``(x - min_x) * stride + y -
     min_y``; ``shapes[digit]``: its distinct rotations on masks of this stride."""
 
-    __slots__ = ("by_rot", "min_x", "min_y", "shapes", "stride")
+    __slots__ = ("by_rot", "known", "min_x", "min_y", "shapes", "stride")
 
     def __init__(self, min_x: int, min_y: int, stride: int) -> None:
         self.min_x = min_x
         self.min_y = min_y
         self.stride = stride
         self.by_rot = _shape_bits(stride)
+        self.known: dict[LevelKey, list[int]] = {}
+        """What :meth:`Surface.placeable_on` found for a level of the layouts in this
+        frame (the layouts the search looks at from one position share it): by the
+        cells under the level, those on it and the squares of each tile under it, the
+        digits looked at and those with a legal placement."""
         self.shapes = {d: tuple(self.by_rot[(d, r)] for r in DISTINCT_ROTATIONS[d]) for d in DIGITS}
 
     @classmethod
@@ -333,9 +342,24 @@ class Surface:
         ask = digits & self.unknown[level]
         if ask:
             self.unknown[level] ^= ask
-            for digit, _, _ in self._legal_on(level, ask, first=True):
-                self.placeable[level] |= 1 << digit
+            key = self.level_key(level)
+            known = self.frame.known.get(key)
+            if known is None:
+                known = self.frame.known[key] = [0, 0]
+            new = ask & ~known[0]
+            if new:
+                known[0] |= new
+                for digit, _, _ in self._legal_on(level, new, first=True):
+                    known[1] |= 1 << digit
+            self.placeable[level] |= known[1] & ask
         return self.placeable[level] & digits
+
+    def level_key(self, level: int) -> LevelKey:
+        """What the legal placements on ``level`` >= 1 depend on: the cells of the level
+        below, those of this level (-1 when there are none: no contact needed), and the
+        squares of each tile of the level below."""
+        layers = self.layers
+        return layers[level - 1], layers[level] if level < len(layers) else -1, self.tops[level - 1]
 
     def _legal_on(self, level: int, digits: int, first: bool) -> list[tuple[int, ShapeBits, int]]:
         """``(digit, shape, bit of its offset)`` for the legal placements of ``digits``
