@@ -8,6 +8,8 @@ from collections import deque
 
 
 class TokenBucket:
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, float(burst)
         self.tokens = float(burst)
@@ -24,13 +26,18 @@ class TokenBucket:
 
 
 class WindowCounter:
-    """Events in the last 60 seconds."""
+    """Events in the last 60 seconds (the list of their times made at the first one:
+    most connections never err or overflow)."""
+
+    __slots__ = ("stamps",)
 
     def __init__(self) -> None:
-        self.stamps: deque[float] = deque()
+        self.stamps: deque[float] | None = None
 
     def hit(self) -> int:
         now = time.monotonic()
+        if self.stamps is None:
+            self.stamps = deque()
         self.stamps.append(now)
         while self.stamps and self.stamps[0] < now - 60:
             self.stamps.popleft()

@@ -44,6 +44,7 @@ from uvicorn.server import ServerState
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame, Opcode
 from websockets.http11 import Request
+from websockets.protocol import Protocol, State
 from websockets.server import ServerProtocol
 
 from tablehub.protocol import Codec, codec_for
@@ -231,10 +232,9 @@ class HubConnection(asyncio.Protocol):
         self.ws.reader.buffer.clear()
         self._backlog = self._fragments = None
         # uvicorn's HTTP protocol drops its parser (a cycle with it) in its own
-        # connection_lost, which an upgraded connection never reaches: do it here.
-        if hasattr(self._upgraded_from, "parser"):
-            self._upgraded_from.parser = None
-        self._upgraded_from = None
+        # connection_lost, which an upgraded connection never reaches: here, or as
+        # soon as the handshake is done (_release_http).
+        self._release_http()
         # asyncio's own selector transport keeps a bound method of itself for reading
         # (a cycle per connection: the default loop in tests; uvloop's have none)
         if hasattr(self.transport, "_read_ready_cb"):
@@ -281,6 +281,7 @@ class HubConnection(asyncio.Protocol):
                 self._handshake(event)
             elif isinstance(event, Frame):
                 handled += self._frame(event)
+        self._backlog = None
         if self._reading_paused and self.transport is not None:
             self._reading_paused = False
             self.transport.resume_reading()
@@ -349,11 +350,32 @@ class HubConnection(asyncio.Protocol):
             return
         response.headers["Sec-WebSocket-Protocol"] = codec.name
         self.ws.send_response(response)
+        self._forget_handshake()
+        # uvicorn's HTTP protocol is done once it handed us the upgrade (this call is
+        # still inside it): let it go at the next turn, its parser cycle broken.
+        asyncio.get_running_loop().call_soon(self._release_http)
         assert self.transport is not None
         host = endpoint.client_address(
             self.config, self.transport.get_extra_info("peername"), request
         )
         self._start(codec, endpoint.counted_address(host))
+
+    def _forget_handshake(self) -> None:
+        """websockets' server parser keeps the request it parsed (headers and all) in
+        its generator's frame for the connection's life; when no byte of a frame has
+        been read yet, start the frame parser afresh without it (a dozen tracked
+        objects a connection; tests/server/test_no_cycles.py counts them)."""
+        ws = self.ws
+        if ws.reader.buffer or ws.state is not State.OPEN:
+            return
+        handshake, ws.parser = ws.parser, Protocol.parse(ws)
+        next(ws.parser)
+        handshake.close()
+
+    def _release_http(self) -> None:
+        if hasattr(self._upgraded_from, "parser"):
+            self._upgraded_from.parser = None
+        self._upgraded_from = None
 
     def _start(self, codec: Codec, address: str | None) -> None:
         endpoint = self.endpoint
