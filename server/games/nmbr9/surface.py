@@ -8,10 +8,10 @@ few masks of its parent's instead of rebuilding them.
 
 * Cells are bits of an int in a :class:`Frame` chosen once for the layout the search
   starts from: cell ``(x, y)`` is bit ``(x - min_x) * stride + (y - min_y)``, with
-  ``MARGIN`` empty cells around that layout, so the tiles the search adds (three at
-  most, each reaching 4 cells out) stay inside it; one that would come within ``PAD``
-  cells of its edge makes :meth:`Surface.with_tile` choose a new frame (rare, and the
-  same result).  ``PAD`` is room for every ground placement touching the footprint
+  ``MARGIN`` empty cells around that layout, so the tiles the search adds (each
+  reaching 4 cells out) stay inside it; one that would come within ``PAD`` cells of
+  its edge makes :meth:`Surface.with_tile` choose a new frame (rare, and the same
+  result).  ``PAD`` is room for every ground placement touching the footprint
   and for the cells around it: a shifted shape never wraps onto the next row.
 * ``layers[k]``: the cells holding a square on level k (``layers[0]`` is the
   footprint); ``tops[k]``: for each tile on level k, its squares not covered, the
@@ -23,11 +23,15 @@ few masks of its parent's instead of rebuilding them.
   inherited: a tile laid on level L changes the legal placements of levels L and
   L + 1 only -- below, the floors and the squares next to them are the same; above,
   nothing was laid -- and on level L + 1 it only adds some (its squares make floor
-  there, and what was legal stays legal).  So a child knows all its parent knew
-  but level L and the digits not placeable on level L + 1.
+  there, and what was legal stays legal).  So a layout looks at every level before
+  it has children, and a child knows all its parent knew but level L and the digits
+  not placeable on level L + 1.  What was found on a level is also kept in the frame
+  (``Frame.known``), by what the level's placements depend on: about half the
+  layouts of one search share a level with another one.
 
 Legal placements above the ground on masks: the offsets where a shape lies flat on a
-floor are the AND of the floor's mask shifted by each of the shape's squares; each is
+floor are the AND of the floor's straight runs (the cells starting 2, 3 or 4 cells of
+floor along x or y, found once per floor) shifted by each run of the shape; each is
 then checked for contact (some square next to a cell of its own level, unless it opens
 a new level) and for two supports (its squares are not all on one tile's ``tops``).
 """
