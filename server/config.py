@@ -42,15 +42,18 @@ class Limits:
     hello_timeout_s: float = 10.0
     ping_interval_s: float = _limit("ping_interval_seconds")
     ping_timeout_s: float = _limit("ping_timeout_seconds")
-    """A ping unanswered this long closes the connection with 4000 (see server/runner.py)."""
-    close_flush_s: float = 2.0
-    """How long a closing connection may take to write its last replies and close frame
-    before the close frame is queued without waiting (the peer does not read)."""
+    """A ping unanswered this long closes the connection with 4000
+    (server/transport/connection.py)."""
+    close_timeout_s: float = 10.0
+    """After the server's close frame (written behind the last replies, even to a reader
+    whose buffers are full), how long the peer has to answer before the socket is
+    dropped."""
     socket_send_buffer: int = 64 * 1024
     """SO_SNDBUF of every accepted socket (Linux doubles it); bounds what a slow reader
     can hold in the kernel, so its queue overflows and the slow-reader rule fires."""
     transport_write_buffer: int = 64 * 1024
-    """Bytes buffered by the transport before the session's writer waits."""
+    """Bytes buffered by the transport before writing stops (pause_writing) and pushes
+    wait in the session's bounded outbox."""
 
 
 DURABILITIES = ("memory", "replica")

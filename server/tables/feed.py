@@ -8,7 +8,7 @@ that audience last got and its hash; it builds the ``patch`` message once and ha
 the same :class:`Frames` (encoded at most once per subprotocol) to every subscriber of
 the audience.  Under light load that is one patch per commit; a burst of commits
 becomes one patch spanning several versions.  Subscribers only enqueue (no await per
-socket); their own writer tasks do the sending.
+socket); their connections write at the end of the loop turn.
 
 A bounded ring of recent records lets a client that missed versions catch up with
 one patch from the version it has to the current one; older gaps get a snapshot.

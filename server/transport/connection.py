@@ -60,8 +60,6 @@ FRAMES_PER_TURN = 16
 """Messages of one connection handled back to back before the others get a turn."""
 TICK_S = 1.0
 """How often the endpoint checks every connection's keepalive and hello deadline."""
-CLOSE_TIMEOUT_S = 10.0
-"""After our close frame, how long the peer has to answer before the socket is dropped."""
 WS_PATH = "/ws"
 
 
@@ -317,15 +315,18 @@ class HubConnection(asyncio.Protocol):
         session = self.session
         if session is None:
             return
-        if not text:
-            session.receive(data)
-            return
+        frame: bytes | str = data
+        if text:
+            try:
+                frame = data.decode()
+            except UnicodeDecodeError:
+                session.close(1007, "a text frame that is not valid UTF-8")
+                return
         try:
-            decoded = data.decode()
-        except UnicodeDecodeError:
-            session.close(1007, "a text frame that is not valid UTF-8")
-            return
-        session.receive(decoded)
+            session.receive(frame)
+        except Exception:  # a server bug: logged, and a close frame, never a dropped socket
+            log.exception("session %d failed", session.id)
+            session.close(1011, "server error")
 
     def _handshake(self, request: Request) -> None:
         endpoint = self.endpoint
@@ -473,8 +474,10 @@ class HubConnection(asyncio.Protocol):
         if (data and data[-1] == b"") or self.ws.parser_exc is not None:
             self._close_transport()
         elif self.ws.close_expected() and self._close_timer is None:
-            self._close_timer = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT_S, self._abort)
-            if self.ws.state.name == "CLOSED":
+            self._close_timer = asyncio.get_running_loop().call_later(
+                self.endpoint.limits.close_timeout_s, self._abort
+            )
+            if self.ws.state is State.CLOSED:
                 self._close_transport()
 
     def _close_transport(self) -> None:

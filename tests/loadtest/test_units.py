@@ -234,7 +234,7 @@ def test_children_finds_a_spawned_child() -> None:
     assert children(child.pid) == []
 
 
-def test_hub_metrics_give_lost_leases_and_the_longest_gc_pauses() -> None:
+def test_hub_metrics_give_lost_leases_the_longest_gc_pauses_and_the_heap() -> None:
     registry = CollectorRegistry()
     lost = Counter("tablehub_leases_lost", "lost", registry=registry)
     pause = Gauge("tablehub_gc_pause_max_seconds", "longest", ["generation"], registry=registry)
@@ -242,7 +242,11 @@ def test_hub_metrics_give_lost_leases_and_the_longest_gc_pauses() -> None:
     phase = prometheus_client.Histogram(
         "tablehub_commit_phase_seconds", "phase", ["phase"], registry=registry
     )
+    tracked = Gauge("tablehub_gc_tracked_objects", "tracked", registry=registry)
+    connections = Gauge("tablehub_connections", "connections", registry=registry)
     lost.inc(3)
+    tracked.set(52_000)
+    connections.set(1000)
     pause.labels("0").set(0.0123)
     pause.labels("2").set(0.25)
     for seconds in (0.010, 0.030):
@@ -253,6 +257,19 @@ def test_hub_metrics_give_lost_leases_and_the_longest_gc_pauses() -> None:
         "leases_lost": 3,
         "commit_ms": {"commit": 20.0, "queued": 4.0, "redis": 2.0, "commits": 2},
         "gc_pause_max_ms": {"0": 12.3, "2": 250.0},
+        "tracked_objects": 52_000,
+        "connections": 1000,
+    }
+
+
+def test_tracked_objects_per_connection_are_what_the_connections_added() -> None:
+    before = {"hub": {"tracked_objects": 40_000, "connections": 0}}
+    connected = {
+        "hub": {"tracked_objects": 65_000, "connections": 1000},
+        "gone": {"tracked_objects": 9, "connections": 1},
+    }
+    assert hubmetrics.tracked_per_connection(before, connected) == {
+        "hub": {"before": 40_000, "connected": 65_000, "connections": 1000, "per_connection": 25.0}
     }
 
 
