@@ -40,6 +40,7 @@ def parse(text: str) -> dict[str, Any]:
     leases_lost = 0.0
     tracked = connections = 0.0
     pauses: dict[str, float] = {}
+    pauses_cpu: dict[str, float] = {}
     sums: dict[str, float] = {}
     counts: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
@@ -52,6 +53,8 @@ def parse(text: str) -> dict[str, Any]:
                 connections = sample.value
             elif sample.name == "tablehub_gc_pause_max_seconds":
                 pauses[sample.labels["generation"]] = round(sample.value * 1000, 1)
+            elif sample.name == "tablehub_gc_pause_cpu_max_seconds":
+                pauses_cpu[sample.labels["generation"]] = round(sample.value * 1000, 1)
             elif sample.name.startswith(("tablehub_commit_seconds", "tablehub_commit_phase")):
                 what = sample.labels.get("phase", "commit")
                 if sample.name.endswith("_sum"):
@@ -66,6 +69,7 @@ def parse(text: str) -> dict[str, Any]:
         "leases_lost": int(leases_lost),
         "commit_ms": commit_ms,
         "gc_pause_max_ms": pauses,
+        "gc_pause_cpu_max_ms": pauses_cpu,
         "tracked_objects": int(tracked),
         "connections": int(connections),
     }

@@ -606,8 +606,14 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
             )
         for label, m in run.get("hub_metrics", {}).items():
             pauses = m["gc_pause_max_ms"]
+            cpu = m.get("gc_pause_cpu_max_ms", {})
             longest = (
-                ", ".join(f"generation {g} {ms} ms" for g, ms in sorted(pauses.items())) or "none"
+                ", ".join(
+                    f"generation {g} {ms} ms"
+                    + (f" (at most {cpu[g]} ms of CPU)" if g in cpu else "")
+                    for g, ms in sorted(pauses.items())
+                )
+                or "none"
             )
             commits = m.get("commit_ms") or {}
             commit_text = (

@@ -47,6 +47,12 @@ GC_PAUSE_MAX = Gauge(
     ["generation"],
 )
 
+GC_PAUSE_CPU_MAX = Gauge(
+    "tablehub_gc_pause_cpu_max_seconds",
+    "The most CPU time one cyclic garbage collection took, by generation (a pause whose "
+    "wall time is far longer was the process waiting for a CPU, not the collector working)",
+    ["generation"],
+)
 GC_TRACKED = Gauge(
     "tablehub_gc_tracked_objects",
     "Objects the cyclic garbage collector tracks (frozen ones included), read at each scrape",

@@ -243,6 +243,8 @@ def test_hub_metrics_give_lost_leases_the_longest_gc_pauses_and_the_heap() -> No
         "tablehub_commit_phase_seconds", "phase", ["phase"], registry=registry
     )
     tracked = Gauge("tablehub_gc_tracked_objects", "tracked", registry=registry)
+    cpu = Gauge("tablehub_gc_pause_cpu_max_seconds", "cpu", ["generation"], registry=registry)
+    cpu.labels("0").set(0.0015)
     connections = Gauge("tablehub_connections", "connections", registry=registry)
     lost.inc(3)
     tracked.set(52_000)
@@ -257,6 +259,7 @@ def test_hub_metrics_give_lost_leases_the_longest_gc_pauses_and_the_heap() -> No
         "leases_lost": 3,
         "commit_ms": {"commit": 20.0, "queued": 4.0, "redis": 2.0, "commits": 2},
         "gc_pause_max_ms": {"0": 12.3, "2": 250.0},
+        "gc_pause_cpu_max_ms": {"0": 1.5},
         "tracked_objects": 52_000,
         "connections": 1000,
     }

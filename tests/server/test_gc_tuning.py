@@ -30,7 +30,9 @@ async def test_the_collector_runs_young_collections_on_its_timer_and_freezes_sur
         assert young_pauses() >= before + 2
         assert gc.get_freeze_count() >= frozen + len(survivors)
         longest = REGISTRY.get_sample_value("tablehub_gc_pause_max_seconds", {"generation": "0"})
+        work = REGISTRY.get_sample_value("tablehub_gc_pause_cpu_max_seconds", {"generation": "0"})
         assert longest is not None and longest > 0
+        assert work is not None and work > 0
     finally:
         collector.stop()
         gc.unfreeze()
