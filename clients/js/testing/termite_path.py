@@ -40,14 +40,18 @@ def plan(seed: int, wanted: list[str]) -> dict[str, Any]:
         if GAME.status(state)["finished"] or len(actions) >= STEP_LIMIT:
             raise SystemExit(f"seed {seed}: met only {sorted(met)} of {wanted}")
         kind = pending_kind(state)
+        legal = [a for a in GAME.legal_actions(state, 0) if a["type"] != "resign"]
         if kind in wanted and kind not in met:
             met[kind] = len(actions)
+            # the answer the page is tested with does something (the bot may pass)
+            state, _ = GAME.apply(state, 0, next(a for a in legal if a["type"] != "pass"))
+            actions.append(next(a for a in legal if a["type"] != "pass"))
+            continue
         action = next(
             (
                 a
-                for a in GAME.legal_actions(state, 0)
-                if a["type"] != "resign"
-                and pending_kind(GAME.apply(state, 0, a)[0]) in set(wanted) - set(met)
+                for a in legal
+                if pending_kind(GAME.apply(state, 0, a)[0]) in set(wanted) - set(met)
             ),
             None,
         ) or GAME.bot_action(state, 0)
