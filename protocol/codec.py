@@ -109,6 +109,34 @@ _INT_RANGE = (-(2**63), 2**64 - 1)
 """Integers msgpack can carry; a client value outside them could not be sent back."""
 
 
+def _number(text: str) -> int | float:
+    """A JSON number with a fraction or exponent: the integer it equals when it is whole
+    (``2.0`` is 2), else the float."""
+    number = float(text)
+    return int(number) if number.is_integer() else number
+
+
+def _whole_numbers(value: Any) -> Any:
+    """``value`` with every whole float (2.0) replaced by the integer it equals, in place
+    (a freshly decoded message); containers deeper than the protocol allows are left to
+    :func:`value_problem` to refuse."""
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            continue
+        items = container.items() if type(container) is dict else enumerate(container)
+        for key, child in list(items):
+            kind = type(child)
+            if kind is float and child.is_integer():
+                container[key] = int(child)
+            elif kind is dict or kind is list:
+                stack.append((child, depth + 1))
+    return value
+
+
 def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
@@ -324,10 +352,13 @@ class Codec:
             if self.binary:
                 if not isinstance(frame, bytes):
                     raise DecodeError("text frame on the msgpack subprotocol")
-                return msgpack.unpackb(frame, raw=False, strict_map_key=True)
+                value = msgpack.unpackb(frame, raw=False, strict_map_key=True)
+                if b"\xcb" in frame or b"\xca" in frame:  # a float may be in there
+                    value = _whole_numbers(value)
+                return value
             if not isinstance(frame, str):
                 raise DecodeError("binary frame on the json subprotocol")
-            return json.loads(frame, parse_constant=_not_json)
+            return json.loads(frame, parse_constant=_not_json, parse_float=_number)
         except DecodeError:
             raise
         except (RecursionError, msgpack.StackError):
