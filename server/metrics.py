@@ -89,3 +89,10 @@ def counter_child(counter: Counter, label: str) -> Counter:
     if child is None:
         child = _CHILDREN[key] = counter.labels(label)
     return child
+
+
+CLIENT_FAULTS = Counter(
+    "tablehub_client_faults_total",
+    "Frames from clients that broke the protocol (the connection was closed), by kind",
+    ["kind"],
+)

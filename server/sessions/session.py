@@ -31,6 +31,7 @@ from tablehub.protocol import Codec, Frames, schema_fingerprint
 from tablehub.protocol.codec import PROTOCOL_VERSION, EncodeError, action_problem
 from tablehub.server import metrics
 from tablehub.server.config import Limits
+from tablehub.server.ops.faults import client_fault
 from tablehub.server.sessions import batching
 from tablehub.server.sessions.gate import Close, Gate, Refusal
 from tablehub.server.sessions.hub_api import HubApi, TableView
@@ -43,6 +44,12 @@ from tablehub.server.tables.journal import StoreUnavailable
 log = logging.getLogger("tablehub.session")
 
 SERVER_NAME = "tablehub/0.1"
+CLOSE_FAULTS = {
+    1003: "sent a frame of the wrong kind",
+    1007: "sent a frame that is not valid msgpack or JSON",
+    1009: "sent a frame that is too large",
+}
+"""The gate's closes, in words for the log."""
 SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
 """Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
@@ -125,6 +132,7 @@ class Session:
             return
         verdict = self.gate.check(frame, self.state is SessionState.READY)
         if isinstance(verdict, Close):
+            client_fault(CLOSE_FAULTS.get(verdict.code, "broke the protocol"), verdict.reason)
             self.close(verdict.code, verdict.reason)
             return
         metrics.MESSAGES_IN.inc()
@@ -441,7 +449,8 @@ class Session:
         table = msg["table"]
         seat = self.seats.get(table)
         if seat is None:
-            raise TableError("unauthorized", "join this table (with your seat token) to act")
+            self._unseated(msg["id"], table, "join this table (with your seat token) to act")
+            return
         if msg.get("seat", seat) != seat:
             raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
         game_id = self._games.get(table)
@@ -461,10 +470,23 @@ class Session:
         table = msg["table"]
         seat = self.seats.get(table)
         if seat is None:
-            raise TableError("unauthorized", "join this table to ask for your legal actions")
+            self._unseated(msg["id"], table, "join this table to ask for your legal actions")
+            return
         # answered by the table's owner; with `partial`, the next step (protocol/README.md
         # "Staged legal")
         self._send(msg["id"], table, Legal(seat, msg.get("partial")), REPLY_RESULT)
+
+    def _unseated(self, request_id: Any, table: str, words: str) -> None:
+        """A seat's request from a connection not seated there: ``unauthorized``, or
+        ``unknown_table`` when there is no such table (the error catalogue)."""
+        if self.hub.loaded(table) is not None:
+            raise TableError("unauthorized", words)
+
+        async def refuse() -> None:
+            await self.hub.table(table)  # unknown_table when there is none
+            raise TableError("unauthorized", words)
+
+        self._later(request_id, refuse)
 
     def on_resync(self, msg: Message) -> None:
         table = msg["table"]

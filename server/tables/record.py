@@ -115,6 +115,7 @@ class TableRecord:
             "game": self.game,
             "name": self.name,
             "status": str(self.status),
+            "version": self.version,
             "seats": [{"name": s.name, "bot": s.bot} for s in self.seats],
             "options": {
                 **self.options,

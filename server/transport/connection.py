@@ -50,6 +50,7 @@ from websockets.server import ServerProtocol
 from tablehub.protocol import Codec, codec_for
 from tablehub.server import metrics
 from tablehub.server.config import Limits
+from tablehub.server.ops.faults import client_fault
 from tablehub.server.sessions.hub_api import HubApi
 from tablehub.server.sessions.session import SeatHolders, Session, SessionState
 from tablehub.server.transport import evacuation
@@ -320,6 +321,7 @@ class HubConnection(asyncio.Protocol):
             try:
                 frame = data.decode()
             except UnicodeDecodeError:
+                client_fault("sent invalid UTF-8", "a text frame")
                 session.close(1007, "a text frame that is not valid UTF-8")
                 return
         try:
@@ -471,7 +473,12 @@ class HubConnection(asyncio.Protocol):
             transport.write(b"".join(data))
         # the websockets protocol asks for EOF with an empty chunk: the closing
         # handshake is over (or a frame broke the protocol), the server closes TCP
-        if (data and data[-1] == b"") or self.ws.parser_exc is not None:
+        if self.ws.parser_exc is not None:  # a frame broke the protocol: closed already
+            if self.session is not None:
+                client_fault("broke the WebSocket framing", str(self.ws.parser_exc)[:100])
+            self.ws.parser_exc = None  # counted once
+            self._close_transport()
+        elif data and data[-1] == b"":
             self._close_transport()
         elif self.ws.close_expected() and self._close_timer is None:
             self._close_timer = asyncio.get_running_loop().call_later(

@@ -79,11 +79,18 @@ async def test_an_act_is_decided_committed_and_answered_in_the_loop_turn(hub: Hu
     assert kinds["patch"]["to"] == version + 1 and "event" in kinds
 
 
-async def test_acting_without_a_seat_is_refused_without_asking_the_hub(hub: Hub) -> None:
+async def test_acting_without_a_seat_is_unauthorized_and_at_no_table_unknown_table(
+    hub: Hub,
+) -> None:
+    table = await hub.create_table("brix", 2, {})
+    await hub.table(table)  # served here: refused at once
     session, link = said_hello(hub)
-    session.receive(frame({"t": "act", "id": 1, "table": "T", "action": {"type": "pass"}}))
+    session.receive(frame({"t": "act", "id": 1, "table": table, "action": {"type": "pass"}}))
     (refused,) = taken(session)
     assert refused["code"] == "unauthorized" and not link.tasks
+    session.receive(frame({"t": "legal", "id": 2, "table": "nosuchtable"}))
+    (unknown,) = await until(session, link, 1)
+    assert (unknown["id"], unknown["code"]) == (2, "unknown_table")
 
 
 async def test_a_seat_taken_over_closes_the_connection_that_held_it_4001(hub: Hub) -> None:
@@ -117,3 +124,22 @@ async def test_a_closed_session_leaves_its_tables_and_queues_nothing(hub: Hub) -
     assert live.feed.subscriber_count == 0 and not session.out.pending
     session.reply(5)
     assert not session.out.pending
+
+
+async def test_list_tables_lines_are_as_documented(hub: Hub) -> None:
+    table = await hub.create_table("brix", 2, {})
+    session, link = said_hello(hub)
+    session.receive(frame({"t": "list_tables", "id": 1}))
+    (reply,) = await until(session, link, 1)
+    (line,) = [line for line in reply["tables"] if line["table"] == table]
+    assert set(line) == {
+        "table",
+        "game",
+        "name",
+        "status",
+        "seats",
+        "spectators",
+        "options",
+        "version",
+    }
+    assert line["version"] == 0 and line["status"] == "waiting"
