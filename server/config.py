@@ -48,12 +48,16 @@ class Limits:
     """After the server's close frame (written behind the last replies, even to a reader
     whose buffers are full), how long the peer has to answer before the socket is
     dropped."""
-    socket_send_buffer: int = 64 * 1024
+    socket_send_buffer: int = 16 * 1024
     """SO_SNDBUF of every accepted socket (Linux doubles it); bounds what a slow reader
     can hold in the kernel, so its queue overflows and the slow-reader rule fires."""
-    transport_write_buffer: int = 64 * 1024
+    transport_write_buffer: int = 16 * 1024
     """Bytes buffered by the transport before writing stops (pause_writing) and pushes
     wait in the session's bounded outbox."""
+    stale_after_s: float = 3.0
+    """A connection whose transport stays paused this long (its reader is slower than
+    the table) has its pending pushes replaced by a fresh snapshot, as on an overflow
+    (protocol/README.md "Slow readers": how far behind a slow reader can fall)."""
 
 
 DURABILITIES = ("memory", "replica")

@@ -101,6 +101,12 @@ class Outbox:
         self._sent.pop(table, None)
         self._data.append((table, -1, frames, "closed"))
 
+    def refresh(self) -> bool:
+        """Replace the pending pushes with a fresh snapshot of every followed table (an
+        overflow, or a reader that fell too far behind); False when this reader
+        overflowed too often (close 4000)."""
+        return self._overflow()
+
     def _overflow(self) -> bool:
         metrics.SNAPSHOT_FALLBACKS.inc()
         if self._overflows.hit() > self.limits.max_overflows_per_minute:

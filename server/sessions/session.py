@@ -238,6 +238,14 @@ class Session:
             return
         self.link.wake()
 
+    def fell_behind(self) -> None:
+        """The connection has not taken a byte for ``Limits.stale_after_s``: what is
+        pending is replaced by a fresh snapshot per table (or, too often, close 4000)."""
+        if self.closing is not None or self.state is SessionState.CLOSED:
+            return
+        if not self.out.refresh():
+            self.close(4000, "slow consumer")
+
     def fresh_snapshot(self, table: str) -> tuple[int, Frames] | None:
         """The current snapshot of a followed table (the outbox's refresh after an
         overflow): (version, frames), or None when it is not followed any more."""

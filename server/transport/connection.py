@@ -13,12 +13,14 @@ turn (:meth:`HubConnection.wake`) writes everything queued in one ``transport.wr
 Backpressure comes from the transport: while its buffer is over
 ``Limits.transport_write_buffer`` (``pause_writing``) nothing more is written and the
 session's bounded outbox takes the backlog (the slow-reader rules);
-``resume_writing`` writes again.  Fairness: at most ``FRAMES_PER_TURN`` messages of one
-connection are handled in a row; the rest wait for the next loop turn with reading
-paused.  Keepalive and the ``hello`` deadline are checked for every connection by one
-timer of the :class:`WsEndpoint` (a ping every ``Limits.ping_interval_s``; unanswered
-for ``ping_timeout_s``: close 4000 -- the ping waits behind everything not yet read, so
-an unanswered ping means a reader that stopped reading or a dead peer).
+``resume_writing`` writes again.  A transport paused for ``Limits.stale_after_s``
+means a reader slower than its tables: its pending pushes become a fresh snapshot.
+Fairness: at most ``FRAMES_PER_TURN`` messages of one connection are handled in a row;
+the rest wait for the next loop turn with reading paused.  Keepalive and the ``hello``
+deadline are checked for every connection by one timer of the :class:`WsEndpoint` (a
+ping every ``Limits.ping_interval_s``; unanswered for ``ping_timeout_s``: close 4000 --
+the ping waits behind everything not yet read, so an unanswered ping means a reader
+that stopped reading or a dead peer).
 
 Transport only: subprotocol negotiation, frames in and out, close codes, connections
 per client address.  Every connection ends with a close frame: a failure in the
@@ -158,6 +160,7 @@ class HubConnection(asyncio.Protocol):
         "_fragments",
         "_opened_at",
         "_paused",
+        "_paused_at",
         "_ping",
         "_ping_sent_at",
         "_reading_paused",
@@ -183,6 +186,7 @@ class HubConnection(asyncio.Protocol):
         self._fragments: list[bytes] | None = None
         self._opened_at = 0.0
         self._paused = False
+        self._paused_at = 0.0
         self._ping: bytes | None = None
         self._ping_sent_at = 0.0
         self._reading_paused = False
@@ -242,6 +246,7 @@ class HubConnection(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self._paused = True
+        self._paused_at = asyncio.get_running_loop().time()
 
     def resume_writing(self) -> None:
         self._paused = False
@@ -504,6 +509,9 @@ class HubConnection(asyncio.Protocol):
         if session is None or session.closing is not None:
             return
         limits = self.endpoint.limits
+        if self._paused and now - self._paused_at >= limits.stale_after_s:
+            self._paused_at = now  # once per stale_after_s while it stays paused
+            session.fell_behind()
         if session.state is SessionState.OPEN and now - self._opened_at > limits.hello_timeout_s:
             session.close(1008, "no hello")
             return

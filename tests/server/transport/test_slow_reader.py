@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from collections import deque
 from typing import Any
 
 import jsonpatch
 import msgpack
+import pytest
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.protocol import State
@@ -198,5 +200,89 @@ async def test_a_stalled_reader_over_a_real_socket_gets_a_fresh_snapshot_and_end
         peer.close()
         for player in players:
             await player.close()
+    finally:
+        await stop_hub(running)
+
+
+SLOW_READ_BYTES = 1024
+SLOW_READ_EVERY_S = 0.2
+"""The reader of the staleness bound: 1 KiB every 200 ms, 5 KiB/s."""
+MOST_BEHIND_S = 15.0
+"""protocol/README.md "Slow readers": how far behind the table such a reader may be."""
+
+
+def read_slowly(port: int, table: str, until: float, last: list[int]) -> list[tuple[float, int]]:
+    """Spectate ``table`` reading 1 KiB every 200 ms; (time, version held) after each
+    snapshot or patch, until it holds ``last[0]`` (set once the game is over), the
+    connection closes, or ``until`` (monotonic)."""
+    peer = StalledPeer(port)
+    peer.send({"t": "hello", "id": 0, "v": 1, "name": "slow"})
+    peer.send({"t": "spectate", "id": 1, "table": table})
+    held: list[tuple[float, int]] = []
+    peer.sock.settimeout(1.0)
+    while time.monotonic() < until and not (last and held and held[-1][1] == last[0]):
+        time.sleep(SLOW_READ_EVERY_S)  # the pace under test, not a synchronisation
+        try:
+            data = peer.sock.recv(SLOW_READ_BYTES)
+        except TimeoutError:
+            continue
+        if not data:
+            break
+        peer.protocol.receive_data(data)
+        for event in peer.protocol.events_received():
+            if isinstance(event, Frame) and event.opcode is Opcode.BINARY:
+                msg = msgpack.unpackb(event.data)
+                if msg["t"] == "snapshot":
+                    held.append((time.monotonic(), msg["version"]))
+                elif msg["t"] == "patch":
+                    held.append((time.monotonic(), msg["to"]))
+    peer.close()
+    return held
+
+
+@pytest.mark.slow
+async def test_a_reader_taking_5_kib_a_second_stays_within_the_documented_lag() -> None:
+    """A spectator that reads 1 KiB every 200 ms while a busy table produces more than
+    that is never further behind than MOST_BEHIND_S: what it holds is at most that old
+    (production limits; the backlog is replaced by fresh snapshots)."""
+    running = await start_hub()
+    hub = running.hub
+    try:
+        seats = 16
+        table = await hub.create_table("nmbr9", seats, {"seed": 12, "tournament": True})
+        live = await hub.table(table)
+        actor = live.actor
+        assert actor is not None
+        for seat in range(seats):
+            await actor.submit(Join(f"p{seat}", None, None))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        committed = {actor.record.version: start}
+        last: list[int] = []
+        reading = asyncio.create_task(
+            asyncio.to_thread(read_slowly, running.port, table, start + 60, last)
+        )
+        while actor.record.status != "finished" and loop.time() < start + 25:
+            for seat in range(seats):
+                if actor.record.status == "finished":
+                    break
+                action = actor.game.fast_bot_move(actor.record.state, seat)
+                if action is None:
+                    continue
+                reply = await actor.submit(Act(seat, action))
+                committed[reply["version"]] = loop.time()
+                await asyncio.sleep(0.02)  # the table's pace: ~40 acts a second
+        last.append(actor.record.version)
+        held = await reading
+        assert held, "the reader got nothing"
+        versions = sorted(committed)
+        worst = 0.0
+        for at, version in held:
+            newer = [committed[v] for v in versions if v > version and committed[v] < at]
+            if newer:
+                worst = max(worst, at - min(newer))
+        print(f"\n5 KiB/s reader: {len(held)} views, at most {worst:.1f} s behind")
+        assert worst <= MOST_BEHIND_S
+        assert held[-1][1] == versions[-1], "it ends holding the table's last version"
     finally:
         await stop_hub(running)
