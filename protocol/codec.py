@@ -122,6 +122,8 @@ def _whole_numbers(value: Any) -> Any:
     :func:`value_problem` to refuse."""
     if type(value) is float:
         return int(value) if value.is_integer() else value
+    if type(value) is not dict and type(value) is not list:
+        return value
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         container, depth = stack.pop()
