@@ -96,3 +96,8 @@ CLIENT_FAULTS = Counter(
     "Frames from clients that broke the protocol (the connection was closed), by kind",
     ["kind"],
 )
+STORE_UNREACHABLE = Counter(
+    "tablehub_store_unreachable_total",
+    "Store calls that could not reach Redis, by the part of the hub that made them",
+    ["where"],
+)

@@ -13,8 +13,10 @@ from tablehub.protocol.codec import index
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.lobby import Lobby
 from tablehub.server.ops.cancelling import stopping
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
+from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import TableStatus
 
 log = logging.getLogger("tablehub.hub")
@@ -57,6 +59,8 @@ class Janitor:
             try:
                 await self.tidy(self.clock_ms())
                 await self.forget_unused(self.clock_ms())
+            except StoreUnavailable as err:
+                store_unreachable("the janitor", err)
             except Exception:
                 log.exception("janitor failed")
 

@@ -124,9 +124,13 @@ class Ownership:
             try:
                 reply = await self.bus.forward(live.feed.table, plain)
             except TimeoutError:
-                if loop.time() > deadline:
+                if loop.time() > deadline:  # it may still run there: say so
                     raise TableError(
-                        "overloaded", "the table's server did not answer; try again", 1000
+                        "unavailable",
+                        "the table's server did not answer in time: your request may or "
+                        "may not have been done; look at the table, or send it again with "
+                        "the same key",
+                        1000,
                     ) from None
                 if live.actor is not None or await self.try_own(live):
                     assert live.actor is not None

@@ -258,8 +258,16 @@ async def _answered(outcome: Awaitable[Any], answer: Answer) -> None:
         answer(None, err)
     except StoreUnavailable:
         answer(None, unavailable())
-    except asyncio.CancelledError:
-        answer(None, TableError("overloaded", "the server is shutting down; retry", 1000))
+    except asyncio.CancelledError:  # shutting down while it was under way elsewhere
+        answer(
+            None,
+            TableError(
+                "unavailable",
+                "the server is shutting down: your request may or may not have been done; "
+                "reconnect and look at the table, or send it again with the same key",
+                1000,
+            ),
+        )
         raise
     except Exception as err:
         log.error("a table command failed: %r", err)

@@ -12,7 +12,9 @@ from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.mirror import Mirror
 from tablehub.server.hub.ownership import Ownership
 from tablehub.server.ops.cancelling import stopping
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.bus import Bus
+from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.hub")
 
@@ -36,6 +38,8 @@ class Sweeper:
             ticks += 1
             try:
                 await self.sweep(check_versions=ticks % VERSION_CHECK_EVERY == 0)
+            except StoreUnavailable as err:
+                store_unreachable("the deadline sweep", err)
             except Exception:
                 log.exception("sweep failed")
 

@@ -9,6 +9,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from tablehub.server.ops.faults import store_unreachable
+from tablehub.server.tables.journal import StoreUnavailable
+
 log = logging.getLogger("tablehub.hub")
 
 
@@ -49,5 +52,7 @@ async def logged(start: Callable[[], Awaitable[Any]]) -> None:
     starts leaves no un-awaited coroutine); log its failure instead of raising it."""
     try:
         await start()
+    except StoreUnavailable as err:  # an outage, not a bug: said once, counted
+        store_unreachable("a hub task", err)
     except Exception:
         log.exception("hub task failed")

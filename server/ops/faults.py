@@ -1,6 +1,11 @@
-"""Client garbage is not a server error: frames that break the protocol are counted
-per kind (``tablehub_client_faults_total``) and logged as one warning line per kind a
-minute, never with a traceback (a client could otherwise fill the log)."""
+"""Faults that are not server bugs, logged without tracebacks and without flooding:
+
+* client garbage: frames that break the protocol are counted per kind
+  (``tablehub_client_faults_total``) and logged as one warning line per kind a minute
+  (a client could otherwise fill the log);
+* the store out of reach (Redis down, restarting, failing over): counted per place
+  that met it (``tablehub_store_unreachable_total``), one warning line per
+  ``STORE_QUIET_S`` -- an outage is one event, not a traceback per request."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import time
 from tablehub.server import metrics
 
 log = logging.getLogger("tablehub.clients")
+log_store = logging.getLogger("tablehub.store")
 
 LOG_EVERY_S = 60.0
 _logged: dict[str, float] = {}
@@ -27,4 +33,26 @@ def client_fault(kind: str, detail: str) -> None:
             "(tablehub_client_faults_total)",
             kind,
             detail,
+        )
+
+
+STORE_QUIET_S = 30.0
+_store_logged = -STORE_QUIET_S
+
+
+def store_unreachable(where: str, err: BaseException) -> None:
+    """The store could not be reached by ``where`` (a few words, e.g. "the deadline
+    sweep"); its callers answer ``unavailable`` meanwhile."""
+    global _store_logged
+    metrics.STORE_UNREACHABLE.labels(where).inc()
+    now = time.monotonic()
+    if now - _store_logged >= STORE_QUIET_S:
+        _store_logged = now
+        log_store.warning(
+            "the game store cannot be reached (%s: %s); requests are answered "
+            "'unavailable' until it is back; more of these in the next %d s are only "
+            "counted (tablehub_store_unreachable_total)",
+            where,
+            err,
+            STORE_QUIET_S,
         )

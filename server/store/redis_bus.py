@@ -34,6 +34,7 @@ from typing import Any
 import redis
 
 from tablehub.server.ops.cancelling import stopping
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.store.leases import LeaseKeeper
 from tablehub.server.store.redis_keys import (
@@ -324,7 +325,9 @@ class RedisBus(Bus):
         try:
             reply = {"rid": message["rid"], **(await handler(message["cmd"]))}
             await self._publish_now(message["reply"], pack(reply))
-        except Exception:  # the sender retries (same command id) or times out
+        except StoreUnavailable as err:  # the sender retries (same command id) or times out
+            store_unreachable("a forwarded command's answer", err)
+        except Exception:
             log.exception("forwarded command for table %s failed", table)
 
     # -- presence across processes --------------------------------------------------------

@@ -161,9 +161,9 @@ class TableActor:
         for thinking in self._thinking:
             thinking.cancel()
         batch, self._batch = self._batch, None
-        if batch is not None:
+        if batch is not None:  # its commits are out: stored or not, nobody knows yet
             for step in batch.steps[batch.step :]:
-                step.settle(None, _moving())
+                step.settle(None, _fate_unknown() if step.decision.commits else _moving())
         while self._queue:
             self._queue.popleft()[1](None, _moving())
         if self.on_stopped is not None:
@@ -467,4 +467,16 @@ def _retrieved(future: asyncio.Future[None]) -> None:
 
 
 def _moving() -> TableError:
+    """The command was not run and will not be: resend it (``overloaded``)."""
     return TableError("overloaded", "the table is moving; try again", RETRY_MOVING_MS)
+
+
+def _fate_unknown() -> TableError:
+    """The command's commit was sent but its answer will not come (the table stopped
+    here meanwhile): it may or may not have been stored (``unavailable``)."""
+    return TableError(
+        "unavailable",
+        "the table moved while your move was being stored: it may or may not have been "
+        "played; look at the table, or send it again with the same key",
+        RETRY_MOVING_MS,
+    )

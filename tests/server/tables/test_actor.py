@@ -227,3 +227,25 @@ async def test_a_refused_commit_refuses_the_commands_queued_after_it() -> None:
     assert [record.version for record, *_ in hook.commits] == [version + 1]
     stored = await held.store.load(actor.record.table)
     assert stored is not None and stored.version == version + 1
+
+
+async def test_a_table_stopped_while_its_commits_are_out_says_it_does_not_know() -> None:
+    """A refusal means the move was not made: commands whose commits were already sent
+    when the table stopped here get ``unavailable`` (may or may not be stored), and
+    commands not yet decided get ``overloaded`` (not run, never will be)."""
+    actor, _, held, acts = await four_seats_placing_one_card()
+    actor.start()
+    await held.wait_for(4)
+    later = actor.submit(Legal(0))  # queued behind the batch: never decided
+    actor.stop()
+    outcomes = await asyncio.gather(*acts, later, return_exceptions=True)
+    assert [o.code for o in outcomes if isinstance(o, TableError)] == [
+        "unavailable",
+        "unavailable",
+        "unavailable",
+        "unavailable",
+        "overloaded",
+    ]
+    await held.release()  # the store keeps what was sent: hence "may or may not"
+    stored = await held.store.load(actor.record.table)
+    assert stored is not None and stored.version == actor.record.version + 4
