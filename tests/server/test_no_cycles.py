@@ -18,7 +18,7 @@ import contextlib
 import gc
 import json
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import msgpack
@@ -30,7 +30,7 @@ from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
 from tablehub.server.hub.janitor import CLOSE_IDLE_MS
-from tests.conftest import RunningHub, start_hub, stop_hub
+from tests.conftest import RunningHub
 
 
 class Client:
@@ -143,15 +143,6 @@ def no_new_cycles() -> Iterator[None]:
     assert not garbage, f"{len(garbage)} objects in reference cycles: {kinds}"
 
 
-@pytest.fixture
-async def quiet_hub() -> AsyncIterator[RunningHub]:
-    running = await start_hub()
-    try:
-        yield running
-    finally:
-        await stop_hub(running)
-
-
 async def connected(running: RunningHub, subprotocol: str, name: str = "ann") -> Client:
     client = Client(running.port, subprotocol)
     await client.open()
@@ -228,27 +219,25 @@ async def closed_table(running: RunningHub) -> None:
 
 
 @pytest.mark.parametrize("subprotocol", ["tablehub.v1.msgpack", "tablehub.v1.json"])
-async def test_a_connections_whole_life_leaves_no_cycles(
-    quiet_hub: RunningHub, subprotocol: str
-) -> None:
-    await whole_life(quiet_hub, subprotocol)  # first: what is made once (compiled schemas)
+async def test_a_connections_whole_life_leaves_no_cycles(hub: RunningHub, subprotocol: str) -> None:
+    await whole_life(hub, subprotocol)  # first: what is made once (compiled schemas)
     with no_new_cycles():
-        await whole_life(quiet_hub, subprotocol)
+        await whole_life(hub, subprotocol)
 
 
-async def test_a_seat_taken_over_leaves_no_cycles(quiet_hub: RunningHub) -> None:
-    await takeover(quiet_hub)
+async def test_a_seat_taken_over_leaves_no_cycles(hub: RunningHub) -> None:
+    await takeover(hub)
     with no_new_cycles():
-        await takeover(quiet_hub)
+        await takeover(hub)
 
 
-async def test_refused_frames_leave_no_cycles(quiet_hub: RunningHub) -> None:
-    await refused(quiet_hub)
+async def test_refused_frames_leave_no_cycles(hub: RunningHub) -> None:
+    await refused(hub)
     with no_new_cycles():
-        await refused(quiet_hub)
+        await refused(hub)
 
 
-async def test_a_table_closed_under_its_watchers_leaves_no_cycles(quiet_hub: RunningHub) -> None:
-    await closed_table(quiet_hub)
+async def test_a_table_closed_under_its_watchers_leaves_no_cycles(hub: RunningHub) -> None:
+    await closed_table(hub)
     with no_new_cycles():
-        await closed_table(quiet_hub)
+        await closed_table(hub)
