@@ -38,7 +38,7 @@ import socket
 import struct
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from uvicorn.config import Config
 from uvicorn.middleware.proxy_headers import _TrustedHosts
@@ -195,8 +195,7 @@ class HubConnection(asyncio.Protocol):
     # -- asyncio.Protocol --------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport) or hasattr(transport, "write")
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is no subclass
         # The HTTP protocol that upgraded this connection: its parser cycle is broken
         # when we are done.
         self._upgraded_from = transport.get_protocol()
@@ -207,7 +206,7 @@ class HubConnection(asyncio.Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, limits.socket_send_buffer)
         high = limits.transport_write_buffer
-        self.transport.set_write_buffer_limits(high=high, low=high // 4)  # type: ignore[union-attr]
+        self.transport.set_write_buffer_limits(high=high, low=high // 4)
         self._opened_at = asyncio.get_running_loop().time()
 
     def connection_lost(self, exc: Exception | None) -> None:
