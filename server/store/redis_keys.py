@@ -36,9 +36,15 @@ def store_error(err: BaseException) -> StoreError:
     could not be reached (retryable), else :class:`StoreError`."""
     if isinstance(err, StoreError):
         return err
-    if isinstance(err, _UNREACHABLE):
+    if isinstance(err, _UNREACHABLE) or _closed_connection(err):
         return StoreUnavailable(f"redis is unreachable: {err}")
     return StoreError(f"redis refused: {err}")
+
+
+def _closed_connection(err: BaseException) -> bool:
+    """asyncio's (and uvloop's) ``RuntimeError`` for a write on a transport that was
+    closed under redis-py -- a connection to a master that just died."""
+    return isinstance(err, RuntimeError) and "closed" in str(err)
 
 
 def key(table: str, name: str) -> str:
@@ -110,6 +116,10 @@ def translated(
         except TimeoutError:
             raise  # asyncio's: an answer (a forwarded command's) that did not come in time
         except (redis_errors.RedisError, OSError) as err:
+            raise store_error(err) from err
+        except RuntimeError as err:
+            if not _closed_connection(err):
+                raise
             raise store_error(err) from err
 
     return wrapper

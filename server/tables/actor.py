@@ -319,8 +319,10 @@ class TableActor:
         if isinstance(error, StoreError):  # refused, nothing stored: the table stays
             log.error("table %s: commit failed: %s", self.record.table, error)
             return TableError("internal_error", str(error)[:200])
-        if error is not None:
-            raise error
+        if error is not None:  # not the store's word: stored or not, nobody knows
+            log.error("table %s: a commit came back with %r", self.record.table, error)
+            self.lost = True
+            return unavailable()
         self.table = commit.table
         try:
             self.on_commit(commit.record, commit.entry, commit.events, commit.status)
