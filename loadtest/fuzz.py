@@ -11,14 +11,25 @@ seeded random batches: drawing costs ~4 ms a message).  The test suite runs a sh
 Theory of operation: hypothesis strategies (``hostile_batch``) describe a connection's
 worth of messages -- mostly well-formed requests with hostile fields (forged tokens,
 other people's tables, huge numbers, lone surrogates, control characters, deep
-nesting, NaN, binary values, extra junk), some raw garbage frames.  ``draw_batches``
+nesting, NaN, binary values, extra junk), some raw garbage frames -- and probes of
+every integer field that the message schemas and the games' action and option schemas
+declare (read from ``protocol/v1``, so a field added later is probed too): a request
+or action well-formed but for that one field, which holds a whole float (``2.0``), a
+fraction, the schema's minimum-1, minimum, maximum, maximum+1, 0, -1, 2^53, 2^63, 2^64
+or 1e300 (``integer_fields``, ``hostile_numbers``).  Half the connections first
+create a table of their own, sit at it and maybe seat a bot, so that probes of ``act``,
+``legal.partial``, ``join``, ``add_bot`` and ``resync`` reach the handlers and the
+games' engines rather than stop at ``unauthorized``.  ``draw_batches``
 draws them with a fixed seed (same seed, same messages).  Each batch is one
 connection: messages are sent one at a time and the next ``ok``/``error`` (pushes are
 skipped) is that message's answer, or the connection closes.  Every message must end
 in exactly one documented outcome (protocol/README.md "Close codes"): a reply whose
 code is in ``index.json`` ``error_codes`` (never ``internal_error``) and whose ``id`` is
 the sent one when the schema allows it, else null; or a close with a documented code
-other than 1011 -- never silence, never a dropped socket (1006).
+other than 1011 -- never silence, never a dropped socket (1006).  And a probe whose
+number is a fraction where the schema declares an integer is never answered ``ok``
+(protocol/README.md "What the server accepts"; ``legal.partial``, which declares no
+fields, excepted).
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import socket
@@ -34,8 +46,9 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import msgpack
@@ -47,7 +60,7 @@ from websockets.typing import Subprotocol
 
 from tablehub.clients.cli.connection import Connection, TableMirror
 from tablehub.loadtest.procstat import read_proc
-from tablehub.protocol.codec import index, valid_request_id, validate_outbound
+from tablehub.protocol.codec import V1_DIR, index, valid_request_id, validate_outbound
 
 GAMES = ("nmbr9", "brix", "completto", "termite")
 ANSWER_TIMEOUT_S = 5.0
@@ -193,16 +206,315 @@ _garbage = st.one_of(
 )
 
 
+# -- integer fields, read from the schemas ---------------------------------------------------
+
+Schema = dict[str, Any]
+Build = Callable[[Any], Any]
+OWN_TABLE = "<own table>"
+"""Placeholder for the table this connection created last (``run_batch`` fills it in;
+"nosuchtable" while it created none)."""
+
+
+class Probe(dict[str, Any]):
+    """A request well-formed but for one integer field, which holds a hostile number.
+
+    ``fraction``: the number is a fraction where the schema declares an integer, so the
+    answer must be a refusal, never ``ok``."""
+
+    fraction: bool = False
+
+
+@dataclass(frozen=True)
+class IntegerField:
+    """One integer field of a schema: ``build(number)`` is the value of the top-level
+    field ``name`` (of a message, an action or the options) with ``number`` in place."""
+
+    where: str
+    name: str
+    minimum: int | None
+    maximum: int | None
+    build: Build
+
+
+def _is_integer(schema: Schema) -> bool:
+    kinds = schema.get("type")
+    return kinds == "integer" or (isinstance(kinds, list) and "integer" in kinds)
+
+
+def _filler(schema: Schema) -> Any:
+    """A value ``schema`` accepts (good enough for the fields beside a probed one)."""
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return _filler(schema[key][-1])  # the last branch: an enum before an integer
+    if _is_integer(schema):
+        return _inside(schema.get("minimum"))
+    kind = schema.get("type")
+    if kind == "array":
+        return [_filler(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: _filler(props.get(name, {})) for name in schema.get("required", [])}
+    if kind == "boolean":
+        return False
+    return "A1"  # a text: a table id, a slot, a blueprint...
+
+
+def _inside(minimum: int | None) -> int:
+    """A number an integer field accepts (no field here has a maximum below 0)."""
+    return 0 if minimum is None or minimum <= 0 else minimum
+
+
+def _itself(number: Any) -> Any:
+    return number
+
+
+def _in_list(build: Build, others: list[Any], number: Any) -> list[Any]:
+    return [build(number), *others]
+
+
+def _in_map(build: Build, base: dict[str, Any], key: str, number: Any) -> dict[str, Any]:
+    return {**base, key: build(number)}
+
+
+def _leaves(schema: Schema, where: str) -> list[tuple[str, int | None, int | None, Build]]:
+    """Every integer inside ``schema``: (where, minimum, maximum, number -> the value)."""
+    out: list[tuple[str, int | None, int | None, Build]] = []
+    if _is_integer(schema):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if "enum" in schema:
+            low, high = min(schema["enum"]), max(schema["enum"])
+        out.append((where, low, high, _itself))
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key, []):
+            out += _leaves(branch, where)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        others = [_filler(items) for _ in range(max(0, schema.get("minItems", 1) - 1))]
+        for inner, low, high, build in _leaves(items, f"{where}[]"):
+            out.append((inner, low, high, partial(_in_list, build, others)))
+    props = schema.get("properties", {})
+    if schema.get("type") == "object" and props:
+        base = _filler(schema)
+        for name, prop in props.items():
+            for inner, low, high, build in _leaves(prop, f"{where}.{name}"):
+                out.append((inner, low, high, partial(_in_map, build, base, name)))
+    return out
+
+
+def _fields_of(properties: Schema, where: str) -> list[IntegerField]:
+    return [
+        IntegerField(inner, name, low, high, build)
+        for name, prop in properties.items()
+        if name != "t"
+        for inner, low, high, build in _leaves(prop, f"{where}.{name}")
+    ]
+
+
+@cache
+def _load(relative: str) -> Schema:
+    schema: Schema = json.loads((V1_DIR / relative).read_text())
+    return schema
+
+
+def message_integer_fields() -> dict[str, list[IntegerField]]:
+    """Per client message type, its integer fields (``id`` and ``create_table`` options
+    are apart: see ``integer_fields``)."""
+    out: dict[str, list[IntegerField]] = {}
+    for kind, meta in index()["messages"].items():
+        if meta["direction"] == "client_to_server":
+            props = _load(meta["schema"]).get("properties", {})
+            out[kind] = _fields_of({k: v for k, v in props.items() if k != "id"}, kind)
+    return out
+
+
+def _action_base(definition: Schema, name: str) -> dict[str, Any]:
+    """An action of ``definition`` with its required fields, and those that the value of
+    another field makes required when ``name`` is one of them (termite's queen cards)."""
+    action: dict[str, Any] = _filler(definition)
+    for rule in definition.get("allOf", []):
+        needed = rule.get("then", {}).get("required", [])
+        if name in needed:
+            for key, cond in rule.get("if", {}).get("properties", {}).items():
+                action[key] = cond["const"]
+            props = definition["properties"]
+            action.update({k: _filler(props[k]) for k in needed if k not in action})
+            break
+    return action
+
+
+def action_integer_fields() -> dict[str, list[IntegerField]]:
+    """Per game, the integer fields of its actions; ``build(number)`` is the whole action."""
+    out: dict[str, list[IntegerField]] = {}
+    for game, meta in index()["games"].items():
+        fields: list[IntegerField] = []
+        for kind, definition in _load(meta["action"]).get("$defs", {}).items():
+            for f in _fields_of(definition.get("properties", {}), f"{game} {kind}"):
+                base = _action_base(definition, f.name)
+                fields.append(
+                    IntegerField(
+                        f.where,
+                        f.name,
+                        f.minimum,
+                        f.maximum,
+                        partial(_in_map, f.build, base, f.name),
+                    )
+                )
+        out[game] = fields
+    return out
+
+
+def option_integer_fields() -> dict[str, list[IntegerField]]:
+    """Per game, the integer fields of its ``create_table`` options."""
+    out: dict[str, list[IntegerField]] = {}
+    for game, meta in index()["games"].items():
+        props = _load(meta["options"]).get("properties", {})
+        out[game] = [
+            IntegerField(
+                f.where, f.name, f.minimum, f.maximum, partial(_in_map, f.build, {}, f.name)
+            )
+            for f in _fields_of(props, f"{game} options")
+        ]
+    return out
+
+
+def integer_fields() -> list[str]:
+    """Where every probed integer field is (for the report): messages, ids, actions, options."""
+    return [
+        *(f.where for fields in message_integer_fields().values() for f in fields),
+        *(f"{kind}.id" for kind in message_integer_fields()),
+        *(f.where for fields in action_integer_fields().values() for f in fields),
+        *(f.where for fields in option_integer_fields().values() for f in fields),
+    ]
+
+
+_MESSAGE_FIELDS = message_integer_fields()
+_ACTION_FIELDS = action_integer_fields()
+_OPTION_FIELDS = option_integer_fields()
+_ID_FIELD = _fields_of({"id": _load("ping.json")["properties"]["id"]}, "id")[0]
+_FAR = (0, -1, 2**53, 2**63, 2**64, 1e300, -(2**63), -(2**63) - 1, -1e300)
+"""Numbers every integer field is probed with besides its bounds (2^64 and -(2^63)-1
+are no msgpack integer: that subprotocol sends them as floats)."""
+
+
+def hostile_numbers(minimum: int | None, maximum: int | None) -> st.SearchStrategy[Any]:
+    """Numbers for an integer field: its bounds and one past them, ``_FAR``, each also as
+    a whole float, and fractions in and around the range."""
+    exact: list[int | float] = [*_FAR]
+    for bound in (minimum, maximum):
+        if bound is not None:
+            exact += [bound - 1, bound, bound + 1]
+    whole = [float(n) for n in exact if isinstance(n, int)]
+    low = minimum if minimum is not None else -5
+    high = maximum if maximum is not None else low + 10
+    fractions = [2.5, -0.5, low + 0.5, high - 0.5, low - 0.5, high + 0.5]
+    return st.one_of(
+        st.sampled_from([*exact, 2.0, *whole]),
+        st.sampled_from(fractions),
+        st.floats(low - 1, min(high, low + 2**20) + 1, allow_nan=False),
+    )
+
+
+_PROBE_KINDS = (
+    *("act",) * 4,
+    *("legal", "create_table") * 2,
+    *("join", "add_bot") * 2,
+    "resync",
+    *("ping", "list_games", "list_tables", "subscribe_tables", "spectate", "leave"),
+)
+"""What a probe is (but a connection's first): mostly those with integer fields beside
+``id``, most of all ``act`` with its actions' fields."""
+_SEATED_KINDS = ("act", "legal")
+"""Probed only by a connection with a table of its own (elsewhere: ``unauthorized``
+before any number is read)."""
+_BASES: dict[str, dict[str, Any]] = {
+    "hello": {"v": 1, "name": "fuzz"},
+    "create_table": {"seats": 2},
+    "act": {"seat": 0},
+    "add_bot": {"level": 1},
+}
+"""Besides ``t``, ``id`` and a table: the fields that make each probe well-formed but
+for its number (``act``'s action and ``create_table``'s game are drawn per game)."""
+
+
+def _fraction(number: Any) -> bool:
+    return isinstance(number, float) and math.isfinite(number) and not number.is_integer()
+
+
+@st.composite
+def integer_probe(
+    draw: st.DrawFn, tables: list[str], game: str | None, first: bool = False
+) -> Probe:
+    """One probe.  ``game``: the game of the connection's own table (None: it has
+    none); ``first``: the connection's first message (the place for a hello probe)."""
+    kinds = _PROBE_KINDS if game else tuple(k for k in _PROBE_KINDS if k not in _SEATED_KINDS)
+    kind = draw(st.sampled_from(("hello",) if first else kinds))
+    on = game if game is not None else draw(st.sampled_from(GAMES))
+    others = st.sampled_from([*tables, "nosuchtable"])
+    table = st.just(OWN_TABLE) if game and draw(st.integers(0, 3)) else others
+    msg = Probe({"t": kind, "id": draw(st.integers(0, 999)), **_BASES.get(kind, {})})
+    schema_props = _load(index()["messages"][kind]["schema"]).get("properties", {})
+    if "table" in schema_props:
+        msg["table"] = draw(table)
+    if kind == "create_table":
+        msg["game"] = on
+    if kind == "act":
+        some = draw(st.sampled_from(_ACTION_FIELDS[on]))
+        msg["action"] = some.build(_inside(some.minimum))
+    choices: list[tuple[str, IntegerField]] = [("", _ID_FIELD)]
+    choices += [("", f) for f in _MESSAGE_FIELDS[kind]]
+    if kind == "create_table":
+        choices += [("options", f) for f in _OPTION_FIELDS[on]] * 3
+    if kind in ("act", "legal"):
+        choices += [("action" if kind == "act" else "partial", f) for f in _ACTION_FIELDS[on]] * 3
+    inside, probed = draw(st.sampled_from(choices))
+    number = draw(hostile_numbers(probed.minimum, probed.maximum))
+    value = probed.build(number)
+    if inside == "":
+        msg[probed.name] = value
+    else:
+        msg[inside] = value
+    msg.fraction = _fraction(number) and inside != "partial"
+    return msg
+
+
+def seated(game: str, with_bot: bool) -> list[Item]:
+    """A connection's own table of ``game``: create it, sit at seat 0, maybe seat a bot
+    (the weakest) so that the game starts."""
+    items: list[Item] = [
+        {"t": "create_table", "id": 900, "game": game, "seats": 2},
+        {"t": "join", "id": 901, "table": OWN_TABLE},
+    ]
+    if with_bot:
+        items.append({"t": "add_bot", "id": 902, "table": OWN_TABLE, "level": 1})
+    return items
+
+
 @st.composite
 def hostile_batch(draw: st.DrawFn, tables: list[str]) -> tuple[str, list[Item]]:
     """One connection: (subprotocol, messages) -- usually a hello first."""
     subprotocol = draw(st.sampled_from([MSGPACK_PROTOCOL, JSON_PROTOCOL]))
     items: list[Item] = []
     if draw(st.integers(0, 9)) != 9:
-        items.append({"t": "hello", "id": 0, "v": 1, "name": "fuzz"})
+        hello_probe = draw(st.integers(0, 9)) == 0
+        hello = draw(integer_probe(tables, None, first=True)) if hello_probe else None
+        items.append(hello or {"t": "hello", "id": 0, "v": 1, "name": "fuzz"})
+    game = draw(st.sampled_from(GAMES)) if draw(st.booleans()) else None
+    if game is not None:
+        items += seated(game, draw(st.booleans()))
     for _ in range(draw(st.integers(1, 24))):
-        # one frame in nine is garbage: most of those close the connection
-        item: Item = draw(_garbage) if draw(st.integers(0, 8)) == 8 else draw(_request(tables))
+        # one frame in nine is garbage (most of those close the connection); of the
+        # requests, one in three probes an integer field
+        item: Item
+        if draw(st.integers(0, 8)) == 8:
+            item = draw(_garbage)
+        elif draw(st.integers(0, 2)) == 0:
+            item = draw(integer_probe(tables, game))
+        else:
+            item = draw(_request(tables))
         items.append(item)
     return subprotocol, items
 
@@ -241,10 +553,33 @@ def _frame(item: Item, subprotocol: str) -> bytes | str:
     if isinstance(item, Raw):
         return item.frame
     if subprotocol == MSGPACK_PROTOCOL:
-        packed: bytes = msgpack.packb(item, use_bin_type=True, unicode_errors="surrogatepass")
+        try:
+            packed: bytes = msgpack.packb(item, use_bin_type=True, unicode_errors="surrogatepass")
+        except OverflowError:  # 2^64, -(2^63)-1: no msgpack integer, a float64 then
+            packed = msgpack.packb(
+                _as_floats(item), use_bin_type=True, unicode_errors="surrogatepass"
+            )
         return packed
     # ensure_ascii: a lone surrogate goes out as its \\u escape, the way a hostile peer sends it
     return json.dumps(item, default=lambda b: b.hex())
+
+
+def _as_floats(value: Any) -> Any:
+    """``value`` with every integer outside msgpack's range as the float nearest to it."""
+    if isinstance(value, dict):
+        return {k: _as_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_floats(v) for v in value]
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        return float(value)
+    return value
+
+
+def _own(item: Item, own: str | None) -> Item:
+    """``item`` with ``OWN_TABLE`` replaced by the connection's own table."""
+    if isinstance(item, dict) and item.get("table") == OWN_TABLE:
+        return {**item, "table": own or "nosuchtable"}
+    return item
 
 
 @dataclass
@@ -255,9 +590,13 @@ class Outcomes:
     violations: list[str] = field(default_factory=list)
     messages: int = 0
     connections: int = 0
+    probes: Counter[str] = field(default_factory=Counter)
+    """The outcomes of the integer-field probes (``Probe``), also counted in ``counts``."""
 
-    def add(self, category: str) -> None:
+    def add(self, category: str, item: Item | None = None) -> None:
         self.counts[category] += 1
+        if isinstance(item, Probe):
+            self.probes[category] += 1
 
     def broken(self, what: str) -> None:
         if len(self.violations) < 50:
@@ -274,6 +613,8 @@ def _expected_id(item: Item, subprotocol: str) -> Any:
     sent = item["id"]
     if isinstance(sent, bytes) and subprotocol == JSON_PROTOCOL:
         sent = sent.hex()  # how _frame writes binary values in JSON
+    if isinstance(sent, float) and math.isfinite(sent) and sent.is_integer():
+        sent = int(sent)  # a whole float is the integer it equals (protocol/README.md)
     return sent if valid_request_id(sent) else None
 
 
@@ -301,40 +642,48 @@ async def run_batch(url: str, subprotocol: str, items: list[Item], out: Outcomes
     )
     out.connections += 1
     binary = subprotocol == MSGPACK_PROTOCOL
+    own: str | None = None  # the table this connection created last
     try:
         for item in items:
             out.messages += 1
+            sent = _own(item, own)
             with contextlib.suppress(websockets.ConnectionClosed):
-                await ws.send(_frame(item, subprotocol))
+                await ws.send(_frame(sent, subprotocol))
             try:
                 async with asyncio.timeout(ANSWER_TIMEOUT_S):
                     answer = await _next_answer(ws, binary)
             except TimeoutError:
-                out.add("unanswered")
-                out.broken(f"no answer and no close for {item!r:.120}")
+                out.add("unanswered", item)
+                out.broken(f"no answer and no close for {sent!r:.120}")
                 return
             if answer is None:
                 code = ws.close_code if ws.close_code is not None else 1006
-                out.add(f"closed {code}")
+                out.add(f"closed {code}", item)
                 if str(code) not in codes["close_codes"] or code == 1011:
-                    out.broken(f"closed {code} ({ws.close_reason}) after {item!r:.120}")
+                    out.broken(f"closed {code} ({ws.close_reason}) after {sent!r:.300}")
                 return
-            _check_answer(item, _expected_id(item, subprotocol), answer, out)
+            _check_answer(item, sent, _expected_id(item, subprotocol), answer, out)
+            if isinstance(sent, dict) and sent.get("t") == "create_table" and "table" in answer:
+                own = answer["table"]
     finally:
         await ws.close()
 
 
-def _check_answer(item: Item, expected_id: Any, answer: dict[str, Any], out: Outcomes) -> None:
+def _check_answer(
+    item: Item, sent: Item, expected_id: Any, answer: dict[str, Any], out: Outcomes
+) -> None:
     code = answer.get("code", "ok")
-    out.add(f"answered {code}")
+    out.add(f"answered {code}", item)
     try:
         validate_outbound(answer)
     except ValueError as err:
         out.broken(f"reply outside its schema ({err}): {answer!r:.120}")
     if answer["t"] == "error" and (code not in index()["error_codes"] or code == "internal_error"):
-        out.broken(f"error code {code}: {answer!r:.160}")
+        out.broken(f"error code {code}: {answer!r:.300} for {sent!r:.300}")
     if answer["id"] != expected_id:
-        out.broken(f"reply id {answer['id']!r:.40} for {item!r:.120}")
+        out.broken(f"reply id {answer['id']!r:.40} for {sent!r:.120}")
+    if isinstance(item, Probe) and item.fraction and answer["t"] == "ok":
+        out.broken(f"ok for a fraction where an integer is declared: {sent!r:.300}")
 
 
 # -- the legitimate clients beside it -------------------------------------------------------
@@ -540,6 +889,12 @@ def report(out: Outcomes, legit: Legit, rss: tuple[int, int], seconds: float) ->
     ]
     for category, count in sorted(out.counts.items()):
         lines.append(f"  {category:<28} {count}")
+    lines.append(
+        f"of which integer-field probes ({len(integer_fields())} integer fields read from "
+        f"the schemas): {sum(out.probes.values())}"
+    )
+    for category, count in sorted(out.probes.items()):
+        lines.append(f"  {category:<28} {count}")
     lines += [
         f"unanswered (no reply, no close frame): {out.unanswered()}",
         f"rule violations: {len(out.violations)}",
@@ -580,6 +935,7 @@ async def attack(args: argparse.Namespace) -> int:
         "violations": out.violations,
         "messages": out.messages,
         "connections": out.connections,
+        "probes": dict(out.probes),
     }
     print(json.dumps(summary), flush=True)
     return 0
@@ -622,6 +978,7 @@ async def main_async(args: argparse.Namespace) -> int:
             summary["violations"],
             summary["messages"],
             summary["connections"],
+            Counter(summary["probes"]),
         )
         rss = (before.rss_kib if before else 0, after.rss_kib if after else 0)
         for table in await changed_tables(url, setup):
