@@ -71,7 +71,9 @@ class Gate:
         if refused is not None:
             return refused
         if not hello_done:
-            problem = value_problem(raw)  # checked on arrival, before any other work
+            # checked on arrival, before any other work (a lone value is no message:
+            # hello_required below)
+            problem = value_problem(raw) if isinstance(raw, dict | list) else None
             if problem is not None:
                 return Refusal(request_id_of(raw), "bad_message", problem)
             if not (isinstance(raw, dict) and raw.get("t") == "hello"):

@@ -33,6 +33,14 @@ def test_a_frame_too_deep_is_refused_as_bad_message_even_before_hello() -> None:
     assert isinstance(verdict, Refusal) and verdict.code == "bad_message"
 
 
+def test_a_lone_value_before_hello_is_answered_hello_required() -> None:
+    for lone in (85, -20, 0, True, None, "x"):
+        verdict = Gate(MSGPACK, Limits()).check(msgpack.packb(lone), False)
+        assert isinstance(verdict, Refusal) and verdict.code == "hello_required", lone
+    verdict = Gate(JSON, Limits()).check("0", False)
+    assert isinstance(verdict, Refusal) and verdict.code == "hello_required"
+
+
 def test_hello_comes_first() -> None:
     verdict = Gate(MSGPACK, Limits()).check(msgpack.packb({"t": "ping", "id": 7}), False)
     assert verdict == Refusal(7, "hello_required", "the first message must be hello")
