@@ -12,8 +12,9 @@ and fails on any field the schema does not name (tests/protocol/strict_schema.py
 Covered: every game at every seat count it allows (termite solo to 4, completto 2-4 with
 stalled rounds, 9-tower 1-4 and a 200-seat tournament table), with and without turn
 deadlines, to the finished table and past it; plus hypothesis drawing the game, seats,
-options, deal and the players' habits.  tests/protocol/test_wire_replies.py does the
-same over real sockets.
+options, deal and the players' habits.  The session's own replies (hello, list_games,
+list_tables...) and lobby pushes are not driven here: WireCheck can check them, but no
+real-socket test feeds it yet.
 """
 
 from __future__ import annotations
