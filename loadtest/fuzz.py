@@ -735,29 +735,37 @@ class Legit:
         self._watch_errors(ann)
         self._watch_errors(bo)
         try:
-            while not stop.is_set():
-                await self._one_game(ann, bo, stop)
+            # Their tables are made first: the fuzzer's own create_table probes soon fill
+            # the hub's cap of tables nobody has sat at (1,000), which then refuses new
+            # ones with a 30 s retry_ms -- as documented, and no game for 30 s.
+            # (8 each: a connection may hold 8 tables nobody has sat at)
+            tables = [await p.create_table("nmbr9", 2) for p in (ann, bo) for _ in range(8)]
+            for table in tables:
+                if stop.is_set():
+                    break
+                await self._one_game(ann, bo, table, stop)
         except Exception as err:  # any failure of a legitimate client is a finding
             self.failures.append(f"players: {err!r}")
         finally:
             await ann.close()
             await bo.close()
 
-    async def _one_game(self, ann: Connection, bo: Connection, stop: asyncio.Event) -> None:
-        table = await ann.create_table("nmbr9", 2)
+    async def _one_game(
+        self, ann: Connection, bo: Connection, table: str, stop: asyncio.Event
+    ) -> None:
         await ann.join(table)
         await bo.join(table)
         await ann.wait_for(table, lambda m: m.view.get("status") == "playing")
         loop = asyncio.get_running_loop()
         next_round = loop.time()
         while not stop.is_set():
-            mirror = ann.tables[table]
-            if mirror.view["status"] == "finished":
-                break
             # Pace: two requests per connection a round, at most ROUNDS_PER_S rounds a
             # second -- a legitimate client keeps under the rate limit (100/s).
             next_round = max(next_round + 1 / ROUNDS_PER_S, loop.time())
             await asyncio.sleep(next_round - loop.time())
+            mirror = ann.tables[table]  # its status and version read together
+            if mirror.view["status"] == "finished":
+                break
             version, acted = mirror.version, False
             for player in (ann, bo):
                 actions = await player.legal(table)
