@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
+import msgpack
+
 from tablehub.server.store.base import Store, StoreError, VersionConflict
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at
@@ -25,7 +27,9 @@ class MemoryStore(Store):
         self.bus = Bus()
         self._records: dict[str, TableRecord] = {}
         self._created: dict[str, TableRecord] = {}
-        self._logs: dict[str, list[LogEntry]] = {}
+        self._logs: dict[str, list[bytes]] = {}
+        """Each table's log entries, msgpack-packed: bytes are not tracked by the garbage
+        collector, and a long-running hub keeps every finished game's log for an hour."""
         self._keys: dict[tuple[str, str], str] = {}  # (game, create key digest) -> table
         self._stored_future: asyncio.Future[None] | None = None
 
@@ -50,7 +54,7 @@ class MemoryStore(Store):
             current.version == expected_version and record.version == expected_version + 1
         ):
             self._records[record.table] = dataclasses.replace(record)
-            self._logs[record.table].append(entry)
+            self._logs[record.table].append(msgpack.packb(entry, use_bin_type=True))
             return self._stored()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if current is None:
@@ -76,11 +80,11 @@ class MemoryStore(Store):
         created = self._created.get(current.table)
         if created is None or current.version - version > HISTORY_VERSIONS:
             return None
-        log = self._logs.get(current.table, [])
+        log = await self.log(current.table)
         return record_at(current, version, created.state, created.version, log)
 
     async def log(self, table: str) -> list[LogEntry]:
-        return list(self._logs.get(table, []))
+        return [msgpack.unpackb(packed, raw=False) for packed in self._logs.get(table, [])]
 
     async def tables(self) -> list[TableRecord]:
         return list(self._records.values())

@@ -35,7 +35,7 @@ from tablehub.server.games.base import Event, Game, Status
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
 
-RECENT_VERSIONS = 64
+RECENT_VERSIONS = 8
 
 FRAMES_PER_SECOND = 10_000
 """Patch frames one table's feed may send per second, over all its sockets."""
