@@ -190,6 +190,18 @@ class Connection:
     async def send_raw(self, frame: bytes | str) -> None:
         await self.ws.send(frame)
 
+    async def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send one request and return its reply as it came (``ok`` or ``error``): no
+        retry, no exception for an error (for programs that handle each answer)."""
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self.ws.send(self.codec.encode({"t": kind, "id": request_id, **fields}))
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
     async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
         """Send a request and wait for its reply; ``error`` raises ServerError.
 
@@ -199,14 +211,7 @@ class Connection:
         later = 0  # retries the server asked for with retry_ms
         limited = 0
         while True:
-            request_id = next(self._ids)
-            future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-            self._pending[request_id] = future
-            try:
-                await self.ws.send(self.codec.encode({"t": kind, "id": request_id, **fields}))
-                reply = await future
-            finally:
-                self._pending.pop(request_id, None)
+            reply = await self.ask(kind, **fields)
             if reply["t"] != "error":
                 return reply
             if isinstance(reply.get("retry_ms"), int) and later + 1 < RETRY_TRIES:
