@@ -24,7 +24,7 @@ from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
 from tablehub.server.ops.sojourn import Sojourn
 from tablehub.server.store.base import Store
-from tablehub.server.tables.actor import Answer
+from tablehub.server.tables.actor import Answer, FutureAnswer
 from tablehub.server.tables.core import Command
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.feed import Audience
@@ -200,13 +200,10 @@ class Hub:
         self.tasks.spawn(lambda: _answered(self.ownership.submit(table_id, command), answer))
 
     async def submit(self, table_id: str, command: Command) -> Any:
-        # acts and legal are refused while the loop runs late or moves queue
-        if not admit(self.overload, command):
-            return await self.ownership.submit(table_id, command)
-        admitted = time.monotonic()
-        result = await self.ownership.submit(table_id, command)
-        self.sojourn.answered(time.monotonic() - admitted)
-        return result
+        """:meth:`send`, awaited: the command's result, or its TableError raised."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.send(table_id, command, FutureAnswer(future))
+        return await future
 
     async def unused(self, table_id: str) -> bool:
         """Whether the table still exists and nobody has sat at it."""

@@ -89,7 +89,7 @@ class Outbox:
         """Queue a push of a followed table; False when this reader overflowed too often
         (close 4000)."""
         if len(self._data) >= self.limits.outbound_queue:
-            if not self._overflow():
+            if not self.refresh():
                 return False
             if kind in ("patch", "event"):
                 return True  # covered by the fresh snapshot
@@ -105,9 +105,6 @@ class Outbox:
         """Replace the pending pushes with a fresh snapshot of every followed table (an
         overflow, or a reader that fell too far behind); False when this reader
         overflowed too often (close 4000)."""
-        return self._overflow()
-
-    def _overflow(self) -> bool:
         metrics.SNAPSHOT_FALLBACKS.inc()
         if self._overflows.hit() > self.limits.max_overflows_per_minute:
             return False

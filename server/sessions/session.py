@@ -261,10 +261,6 @@ class Session:
             self.closing = (code, reason)
             self.link.close(code, reason)
 
-    def go_away(self, code: int, reason: str) -> None:
-        """Close on the server's behalf (e.g. 1012: reconnect elsewhere)."""
-        self.close(code, reason)
-
     def closed(self) -> None:
         """The connection is gone: leave every table and the lobby."""
         if self.state is SessionState.CLOSED:

@@ -190,7 +190,7 @@ class TableActor:
     def submit(self, command: Command) -> asyncio.Future[Any]:
         """:meth:`post`, with the answer as a future (for code that awaits it)."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.post(command, _FutureAnswer(future))
+        self.post(command, FutureAnswer(future))
         return future
 
     async def legal(self, seat: int) -> dict[str, Any]:
@@ -427,7 +427,7 @@ class _Batch:
     """The refusal of a failed commit: the steps from it on get it."""
 
 
-class _FutureAnswer:
+class FutureAnswer:
     """An :data:`Answer` that settles a future (unless it was cancelled meanwhile)."""
 
     __slots__ = ("future",)

@@ -108,7 +108,7 @@ class WsEndpoint:
         """Close every connection on the server's behalf (evacuation.py)."""
         for connection in list(self.connections):
             if connection.session is not None:
-                connection.session.go_away(code, reason)
+                connection.session.close(code, reason)
 
     def run(self, work: Callable[[], Awaitable[None]]) -> None:
         task = asyncio.get_running_loop().create_task(_run(work))
@@ -419,22 +419,16 @@ class HubConnection(asyncio.Protocol):
             return
         out = session.out
         fresh = session.fresh_snapshot
-        ws = self.ws
-        binary = session.codec.binary
         budget = self.endpoint.limits.transport_write_buffer
         try:
             while out.pending and not self._paused:
                 written = 0
                 while out.pending and written < budget:
                     frame = out.take(fresh)
-                    if frame is None:
-                        continue
-                    written += len(frame)
-                    if binary:
-                        ws.send_binary(frame)  # type: ignore[arg-type]
-                    else:
-                        ws.send_text(frame.encode())  # type: ignore[union-attr]
-                transport.write(b"".join(ws.data_to_send()))
+                    if frame is not None:
+                        written += len(frame)
+                        self._frame_out(frame)
+                transport.write(b"".join(self.ws.data_to_send()))
         except InvalidState:
             return  # the connection is closing
         except Exception:
@@ -446,15 +440,18 @@ class HubConnection(asyncio.Protocol):
         to a reader whose buffer is full: both are bounded)."""
         session = self.session
         if session is not None and self.transport is not None:
-            ws = self.ws
-            binary = session.codec.binary
             with contextlib.suppress(InvalidState):
                 while (frame := session.out.take_control()) is not None:
-                    if binary:
-                        ws.send_binary(frame)  # type: ignore[arg-type]
-                    else:
-                        ws.send_text(frame.encode())  # type: ignore[union-attr]
+                    self._frame_out(frame)
         self._send_close(code, reason)
+
+    def _frame_out(self, frame: bytes | str) -> None:
+        """Frame one encoded message for the websockets protocol: a msgpack frame as a
+        binary message, a JSON text as a text message."""
+        if isinstance(frame, bytes):
+            self.ws.send_binary(frame)
+        else:
+            self.ws.send_text(frame.encode())
 
     def run(self, work: Callable[[], Awaitable[None]]) -> None:
         self.endpoint.run(work)
