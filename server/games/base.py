@@ -169,6 +169,18 @@ class Status(TypedDict):
 
 
 @dataclass(frozen=True)
+class HowTo:
+    """One section of a game's rules for players (``Game.howto``): a title and its
+    paragraphs, in plain words (no action fields, no slot codes)."""
+
+    title: str
+    paragraphs: tuple[str, ...]
+
+    def describe(self) -> dict[str, JSON]:
+        return {"title": self.title, "paragraphs": list(self.paragraphs)}
+
+
+@dataclass(frozen=True)
 class BotLevel:
     """One bot level a player can choose; ``name`` and ``description`` are for players."""
 
@@ -214,6 +226,9 @@ class Game:
     """Whether this (existing) seat has resigned."""
     options: dict[str, Option] = field(default_factory=dict)
     help: str = ""
+    howto: tuple[HowTo, ...] = ()
+    """How to play, for players: shown by the browser's "How to play" panel and the
+    terminal's ``help`` (``list_games``); empty when the game has none."""
     public_view: bool = False
     """True when ``view(state, seat)`` is the same for every seat and spectators: the
     hub then computes and diffs one view per table instead of one per seat."""
@@ -368,6 +383,7 @@ class Game:
             "max_players": self.max_players,
             "options": {name: spec.describe() for name, spec in self.options.items()},
             "help": self.help,
+            "howto": [section.describe() for section in self.howto],
             "bot_levels": [level.describe() for level in self.bots],
             "default_bot_level": self.default_bot_level,
         }

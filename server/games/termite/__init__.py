@@ -34,7 +34,7 @@ Actions:
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
-from tablehub.server.games.termite import bot, data, engine, setup, stages, views
+from tablehub.server.games.termite import bot, data, engine, howto, setup, stages, views
 
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places
 one die on an action card (A blueprint, B hatch in an egg room, C lay an egg, D dig a
@@ -90,5 +90,6 @@ GAME = Game(
         ),
     },
     help=HELP,
+    howto=howto.SECTIONS,
     public_view=False,
 )
