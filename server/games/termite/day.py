@@ -355,7 +355,7 @@ def idle_slots(state: State, seat: int) -> dict[str, str]:
         if reason is not None:
             out[f"D{area}c"] = reason
     for room in range(len(player["rooms"])):
-        reason = _room_reason(player, room)
+        reason = _room_reason(player, room) or _lone_die_reason(player, room)
         if reason is not None:
             out[f"R{room}"] = reason
     return out
@@ -373,9 +373,24 @@ def _trade_reason(state: State, seat: int) -> str | None:
     player = state["players"][seat]
     if not board.fit_positions(player["wall"], [(0, 0)]):
         return "your wall has no place for a cube"
-    if build.trade_sources(state, seat) or _tunnel_dice_tonight(state):
+    if not build.trade_sources(state, seat) and not _tunnel_dice_tonight(state):
+        return "no face-up stake card has a cube to trade for"
+    return _payment_reason(state, seat)
+
+
+def _payment_reason(state: State, seat: int) -> str | None:
+    """E needs a payment: 2 cubes, an egg, a queen card or a blueprint.  Tonight's A, C,
+    D (collect) or an earlier E (a row bonus) of this seat may still bring one."""
+    player = state["players"][seat]
+    cubes = sum(len(room["cubes"]) for room in player["rooms"])
+    eggs = any(room["egg"] for room in player["rooms"])
+    if cubes >= 2 or eggs or player["queens"] or player["hand"]:
         return None
-    return "no face-up stake card has a cube to trade for"
+    feeding = [f"{card}{v}" for card in ("A", "C", "E") for v in range(1, 7)]
+    feeding += [f"D{area}c" for area in range(1, 7)]
+    if any(owner == seat for slot in feeding for owner, _ in board.dice_at(state, slot)):
+        return None
+    return "you have nothing to pay with (2 cubes, an egg, a queen card or a blueprint)"
 
 
 def _tunnel_dice_tonight(state: State) -> bool:
@@ -392,6 +407,29 @@ def _collect_reason(state: State, seat: int, area: int) -> str | None:
     if gather.cube_sources(state, task) or digs:
         return None  # a dig of yours tonight may reach a card first
     return f"main stake D{area} and the stake cards you reach have no cubes"
+
+
+def _lone_die_reason(player: board.Player, room: int) -> str | None:
+    """Your last die, alone in a room: an egg hatches from 2 dice of one value; without
+    an egg, building needs 2 dice in the room and moving cubes a second room with dice
+    of the same value."""
+    free = board.unplaced(player)
+    if len(free) != 1 or board.room_dice(player, room):
+        return None
+    value = player["dice"][free[0]]["value"]
+    if player["rooms"][room]["egg"]:
+        return "an egg hatches from 2 dice of one value, and this is your last die"
+    partners = [
+        r
+        for r in range(len(player["rooms"]))
+        if r != room and not player["rooms"][r]["egg"] and board.room_dice(player, r)
+    ]
+    if any(player["dice"][board.room_dice(player, r)[0]]["value"] == value for r in partners):
+        return None
+    return (
+        "a die alone in a room does nothing (building needs 2 dice there, moving cubes "
+        "a second room with dice of its value), and this is your last die"
+    )
 
 
 def _room_reason(player: board.Player, room: int) -> str | None:
