@@ -32,6 +32,7 @@ from tablehub.clients.cli.choices import Choices
 from tablehub.clients.cli.connection import ServerError
 from tablehub.clients.cli.errors import EXIT_OK, CliError
 from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.howto import fetch_howtos
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
 from tablehub.clients.cli.screen import Screen, compose, names_list, seat_name
@@ -92,6 +93,8 @@ class InteractivePlayer:
         self._timed_out = False
         """The deadline moved for us and what it played is not said yet."""
         self._text: GameText | None = None
+        self.howtos: dict[str, list[str]] = {}
+        """Game id -> how to play, from the server (``help`` shows it)."""
         link.on_reconnecting = self.on_reconnecting
         link.on_waiting = self.on_waiting
 
@@ -229,7 +232,8 @@ class InteractivePlayer:
         what, start = self.paging
         if what == "help":
             title = "help — moves and commands"
-            lines = [*COMMANDS_HELP.splitlines(), "", *self.text.help.splitlines()]
+            howto = self.howtos.get(self.text.game_id, [])
+            lines = [*COMMANDS_HELP.splitlines(), "", *self.text.help.splitlines(), "", *howto]
             notes = []
         else:
             title, *lines = self.screen(compact=False).lines
@@ -469,6 +473,7 @@ async def run_play(
     names = await game_names(link.conn)
     player = InteractivePlayer(link, terminal, lines, tty_input, banner, names)
     player.messages = seated
+    player.howtos = await fetch_howtos(link.conn)
     try:
         code = await first_of(player.tracker.follow(), player.read_input())
         if link.mirror.view.get("status") == "finished":
