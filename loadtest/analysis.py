@@ -49,7 +49,21 @@ def analyse(raw: RawRun) -> dict[str, Any]:
         out["idle"] = _idle(raw, figures, steady_start, steady_end)
     if config.scenario == "tournament":
         out["tournament"] = _tournament(merged)
+    if config.scenario == "bots":
+        out["bots"] = _bots(merged, config.bots, steady_end - steady_start)
     return out
+
+
+def _bots(merged: Merged, bots: int, seconds: float) -> dict[str, Any]:
+    """Rounds started in the steady window: how many, how many had a bot move after the
+    round's deadline, and the time from a round's start to its last bot move."""
+    rounds = merged.counts["bot_rounds"]
+    return {
+        "rounds": rounds,
+        "late_rounds": merged.counts["bot_rounds_late"],
+        "bot_moves_per_s": round(rounds * bots / seconds, 1) if seconds else None,
+        "bots_done": merged.histograms["bot_round"].summary(),
+    }
 
 
 def _config_dict(raw: RawRun) -> dict[str, Any]:
@@ -58,7 +72,7 @@ def _config_dict(raw: RawRun) -> dict[str, Any]:
     data["games_offered"] = raw.available
     data["tables"] = sum(len(p.tables) for p in raw.plans)
     data["planned_connections"] = 1 + sum(  # 1: the ping probe of worker 0
-        sum(spec.seats + spec.spectators for _, spec in p.tables)
+        sum(spec.players + spec.spectators for _, spec in p.tables)
         + len(p.idle)
         + len(p.tournament_seats)
         for p in raw.plans

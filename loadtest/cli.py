@@ -6,6 +6,7 @@ Examples::
     tablehub loadtest --spawn memory --players 5000 --rate 1000 --workers 2 --out /tmp/lt
     tablehub loadtest --spawn memory --scenario idle --clients 5000 --out /tmp/idle
     tablehub loadtest --spawn memory --scenario tournament --players 1000 --out /tmp/t
+    tablehub loadtest --spawn memory --scenario bots --players 100 --duration 60 --out /tmp/b
     tablehub loadtest --spawn memory --baseline --sweep 500,1000,2000 --out /tmp/cmp
     tablehub loadtest --spawn redis-cluster --hubs 2 --players 400 --duration 20 --out /tmp/rc
     tablehub loadtest --url ws://host:8000/ws --hub-pids 1234 --out /tmp/ext
@@ -84,6 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--spectators", type=int, default=1, help="spectators per table")
     what.add_argument("--mix", default=DEFAULT_MIX, help="mixed scenario: game=seats+spectators,…")
     what.add_argument("--json", action="store_true", help="use tablehub.v1.json, not msgpack")
+    what.add_argument("--bots", type=int, default=3, help="bots scenario: bot seats per table")
+    what.add_argument("--bot-level", default="strong", help="bots scenario: the bots' level")
+    what.add_argument(
+        "--pace",
+        type=float,
+        default=10.0,
+        help="bots scenario: turn deadline, s (the player acts at 95 %% of it)",
+    )
 
     pace = parser.add_argument_group("pacing")
     pace.add_argument("--rate", type=float, help="target acts/s over all players")
@@ -145,6 +154,9 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
         memo=not args.no_memo,
         rooms=not args.no_rooms,
         seed=args.seed,
+        bots=args.bots,
+        bot_level=args.bot_level,
+        pace=args.pace,
     )
 
 

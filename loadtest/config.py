@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-SCENARIOS = ("tables", "idle", "tournament", "mixed")
+SCENARIOS = ("tables", "idle", "tournament", "mixed", "bots")
 
 DEFAULT_MIX = "nmbr9=4+1,brix=2+1,completto=3+1,termite=3+1"
 """Mixed scenario: game=seats+spectators, tables dealt round-robin over these."""
@@ -70,6 +70,12 @@ class RunConfig:
     seed: int = 1
     tournament_table: str = ""
     connect_timeout: float = 60.0
+    bots: int = 3
+    """Bots scenario: bot seats per table (beside its one simulated player)."""
+    bot_level: str = "strong"
+    """Bots scenario: the bots' level."""
+    pace: float = 10.0
+    """Bots scenario: the tables' turn deadline, s; the player acts at 95 % of it."""
 
     def with_url(self, url: str) -> RunConfig:
         return replace(self, url=url)

@@ -25,6 +25,7 @@ from tablehub.loadtest.bots import Policy
 from tablehub.loadtest.client import RequestFailed, SimClient
 from tablehub.loadtest.context import WorkerContext
 from tablehub.loadtest.mirror import Mirror
+from tablehub.loadtest.stats import RunStats
 
 STALL_SECONDS = 30.0
 FINISH_WAIT = 10.0
@@ -36,6 +37,14 @@ class TableSpec:
     seats: int
     spectators: int
     options: dict[str, Any] = field(default_factory=dict)
+    bots: int = 0
+    """The last ``bots`` seats are the hub's bots of ``bot_level``, added by seat 0."""
+    bot_level: str = ""
+
+    @property
+    def players(self) -> int:
+        """The seats of simulated players."""
+        return self.seats - self.bots
 
 
 class ToActCache:
@@ -61,6 +70,49 @@ class RoundLog:
 
     seen: list[tuple[int, str, float]] = field(default_factory=list)
     acts: list[tuple[int, int, float]] = field(default_factory=list)  # turn, version, sent
+
+
+class BotRounds:
+    """Bots scenario: when each round's bot moves were made, as the table's player saw
+    them.  A round starts when its turn first shows; its bots are done when no bot seat
+    is left in ``to_act`` (or, seen no earlier, when the next turn or the end shows).
+    A round whose bots were seen done after its deadline (the hub's clock: epoch ms,
+    this machine's) is late.  Rounds that start in the steady window are counted
+    (``bot_rounds``, ``bot_rounds_late``) and timed (``bot_round``: start to done)."""
+
+    def __init__(self, stats: RunStats, bot_seats: frozenset[int]) -> None:
+        self.stats = stats
+        self.bot_seats = bot_seats
+        self.turn: Any = None
+        self.started = 0.0
+        self.deadline: float | None = None
+        self.open = False
+
+    def new_game(self) -> None:
+        self.turn, self.open = None, False
+
+    def observe(self, view: dict[str, Any], t: float) -> None:
+        playing = view.get("status") == "playing"
+        turn = view.get("turn")
+        if self.open and (not playing or turn != self.turn):
+            self._done(t)
+        if not playing:
+            return
+        if turn != self.turn:
+            self.turn, self.started, self.open = turn, t, True
+            deadline = view.get("deadline")
+            self.deadline = None if deadline is None else float(deadline)
+        if self.open and not self.bot_seats.intersection(view.get("to_act") or ()):
+            self._done(t)
+
+    def _done(self, t: float) -> None:
+        self.open = False
+        if not self.stats.steady(self.started):
+            return
+        self.stats.histograms["bot_round"].add(t - self.started)
+        self.stats.count("bot_rounds", t)
+        if self.deadline is not None and time.time() * 1000 > self.deadline:
+            self.stats.count("bot_rounds_late", t)
 
 
 class SeatPlayer:
@@ -113,6 +165,8 @@ class SeatPlayer:
         if not view:
             return
         self.group.progress(t)
+        if self.group.bot_rounds is not None and self is self.group.seats[0]:
+            self.group.bot_rounds.observe(view, t)
         if self.round_log is not None:
             key = (int(view.get("turn") or 0), str(view.get("status")))
             if key != self._last_seen:
@@ -234,6 +288,9 @@ class TableGroup:
         self._finished: set[int] = set()
         self._all_finished = asyncio.Event()
         self._last_progress = time.perf_counter()
+        self.bot_rounds = (
+            BotRounds(ctx.stats, frozenset(range(spec.players, spec.seats))) if spec.bots else None
+        )
 
     @property
     def clients(self) -> list[SimClient]:
@@ -308,8 +365,12 @@ class TableGroup:
         self._all_finished.clear()
         for player in self.seats:
             player.new_game()
+        if self.bot_rounds is not None:
+            self.bot_rounds.new_game()
         seated = False
         try:
+            for seat in range(spec.players, spec.seats):
+                await creator.call("add_bot", table=table, seat=seat, level=spec.bot_level)
             await self._sit_down(table)
             ctx.pacer.seated += len(self.seats)
             seated = True

@@ -655,6 +655,18 @@ def markdown(report: dict[str, Any], plots: list[str]) -> str:
                     f"  | {r['round']} | {r['seats_seen']} | {_fmt(r['p50_ms'])} | "
                     f"{_fmt(r['p99_ms'])} | {_fmt(r['max_ms'])} |"
                 )
+        if run.get("bots"):
+            b, config = run["bots"], run["config"]
+            done = b["bots_done"]
+            lines.append(
+                f"- bots: {config['tables']} tables of 1 player + {config['bots']} "
+                f"{config['bot_level']} bots, turn deadline {config['pace']} s; "
+                f"{b['rounds']} rounds started in the steady window "
+                f"({b['bot_moves_per_s']} bot moves/s), **{b['late_rounds']} with a bot move "
+                f"after the deadline**; round start to its last bot move: "
+                f"p50 {_fmt(done['p50_ms'])} ms, p99 {_fmt(done['p99_ms'])} ms, "
+                f"max {_fmt(done['max_ms'])} ms"
+            )
         for note in run["notes"]:
             lines.append(f"- note: {note}")
         lines.append("")

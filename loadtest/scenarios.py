@@ -8,6 +8,10 @@
   per idle connection.
 * ``tournament`` -- one 9-tower table with ``{"tournament": true}`` and ``players``
   seats, all playing the same deck: round-end latency.
+* ``bots``       -- ``players`` tables of one game (default 9-tower), each of one
+  simulated player and ``bots`` server bots of ``bot_level`` (default 3 strong), the
+  turn deadline ``pace`` seconds (default 10) and the player acting at 95 % of it: do
+  the hub and its bot workers make every bot move before the round's deadline?
 
 Table ``i`` (or idle client ``i``) goes to worker ``i % workers`` and starts at
 ``ramp * i / n`` seconds, so connections open evenly during the ramp.
@@ -32,11 +36,21 @@ class WorkerPlan:
 
     @property
     def players(self) -> int:
-        return sum(spec.seats for _, spec in self.tables) + len(self.tournament_seats)
+        return sum(spec.players for _, spec in self.tables) + len(self.tournament_seats)
+
+
+PLAYER_ACTS_AT = 0.95
+"""Bots scenario: the player's think time, as a share of the turn deadline."""
 
 
 def table_specs(config: RunConfig, available: set[str] | None = None) -> list[TableSpec]:
-    """The tables of a ``tables`` or ``mixed`` run, in start order."""
+    """The tables of a ``tables``, ``mixed`` or ``bots`` run, in start order."""
+    if config.scenario == "bots":
+        options = {**config.options, "turn_seconds": config.pace}
+        spec = TableSpec(
+            config.game, 1 + config.bots, 0, options, bots=config.bots, bot_level=config.bot_level
+        )
+        return [spec] * max(1, config.players)
     if config.scenario == "tables":
         count = max(1, math.ceil(config.players / config.seats))
         spec = TableSpec(config.game, config.seats, config.spectators, dict(config.options))
@@ -56,7 +70,7 @@ def table_specs(config: RunConfig, available: set[str] | None = None) -> list[Ta
 def plan(config: RunConfig, available: set[str] | None = None) -> list[WorkerPlan]:
     plans = [WorkerPlan(i) for i in range(max(1, config.workers))]
     n_workers = len(plans)
-    if config.scenario in ("tables", "mixed"):
+    if config.scenario in ("tables", "mixed", "bots"):
         specs = table_specs(config, available)
         for i, spec in enumerate(specs):
             plans[i % n_workers].tables.append((config.ramp * i / len(specs), spec))

@@ -96,7 +96,15 @@ class Second:
     act_patch: Histogram = field(default_factory=Histogram)
 
 
-HISTOGRAMS = ("act_reply", "act_patch", "act_reply_steady", "act_patch_steady", "loop_lag", "ping")
+HISTOGRAMS = (
+    "act_reply",
+    "act_patch",
+    "act_reply_steady",
+    "act_patch_steady",
+    "loop_lag",
+    "ping",
+    "bot_round",
+)
 
 
 class RunStats:

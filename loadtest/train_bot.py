@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,8 @@ EPOCHS = 300
 BATCH = 256
 LEARNING_RATE = 3e-3
 WEIGHT_DECAY = 1e-4
+PAUSE_CHECK_S = 10.0
+"""With ``--pause-while``: how often a paused run looks again."""
 
 Sample = tuple[list[float], float]
 
@@ -91,8 +94,17 @@ Network = tuple[list[list[float]], list[float], list[float], float]
 weights of the inputs, output bias), on raw inputs: ``evaluation.network``'s layout."""
 
 
-def fit(train: list[Sample], test: list[Sample], hidden: int, seed: int) -> Network:
-    """The network minimising the squared error on ``train`` (best epoch on ``test``)."""
+def wait_while(path: Path | None) -> None:
+    """Return once ``path`` (if any) does not exist."""
+    while path is not None and path.exists():
+        time.sleep(PAUSE_CHECK_S)
+
+
+def fit(
+    train: list[Sample], test: list[Sample], hidden: int, seed: int, pause_while: Path | None
+) -> Network:
+    """The network minimising the squared error on ``train`` (best epoch on ``test``);
+    between epochs it waits while ``pause_while`` exists."""
     try:
         import numpy as np
     except ImportError:
@@ -125,6 +137,7 @@ def fit(train: list[Sample], test: list[Sample], hidden: int, seed: int) -> Netw
     best = (float("inf"), {k: p.copy() for k, p in params.items()})
     step = 0
     for _ in range(EPOCHS):
+        wait_while(pause_while)
         order = rng.permutation(len(y))
         for start in range(0, len(y), BATCH):
             idx = order[start : start + BATCH]
@@ -207,6 +220,14 @@ def main() -> None:
         "--bootstrap", action="store_true", help="play with the hand-set evaluation"
     )
     parser.add_argument(
+        "--first-seed", type=int, default=FIRST_SEED, help="seed of the first self-play deck"
+    )
+    parser.add_argument(
+        "--pause-while",
+        type=Path,
+        help="between games, wait while this path exists (a shared machine's quiet lock)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         default=Path(weights.__file__).resolve(),
@@ -217,11 +238,12 @@ def main() -> None:
     train: list[Sample] = []
     test: list[Sample] = []
     for game in range(args.games):
-        samples = play(FIRST_SEED + game, evaluate)
+        wait_while(args.pause_while)
+        samples = play(args.first_seed + game, evaluate)
         (test if game % 5 == 4 else train).extend(samples)
         if game % 50 == 49:
             print(f"{game + 1} games played", flush=True)
-    net = fit(train, test, args.hidden, seed=args.games)
+    net = fit(train, test, args.hidden, args.games, args.pause_while)
     errors = [predict(net, f) - y for f, y in test]
     mean_y = sum(y for _, y in test) / len(test)
     spread = sum((y - mean_y) ** 2 for _, y in test) / len(test)

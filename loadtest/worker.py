@@ -30,7 +30,7 @@ from tablehub.loadtest.config import RunConfig
 from tablehub.loadtest.context import Pacer, WorkerContext, codec_named
 from tablehub.loadtest.mirror import Verifier
 from tablehub.loadtest.players import TableGroup, TableSpec
-from tablehub.loadtest.scenarios import WorkerPlan
+from tablehub.loadtest.scenarios import PLAYER_ACTS_AT, WorkerPlan
 from tablehub.loadtest.stats import RunStats
 
 LAG_PROBE = 0.05
@@ -77,7 +77,10 @@ class Worker:
         self.t0 = t0
         self.conn = conn
         stats = RunStats(t0, config.ramp, config.stop_at)
-        pacer = Pacer(config.think, _share(config, plan), plan.players, config.min_think)
+        if config.scenario == "bots":  # every player acts at the same point of each round
+            pacer = Pacer(0.0, None, plan.players, PLAYER_ACTS_AT * config.pace)
+        else:
+            pacer = Pacer(config.think, _share(config, plan), plan.players, config.min_think)
         self.ctx = WorkerContext(
             url=config.url,
             codec=codec_named(config.subprotocol),
@@ -108,7 +111,7 @@ class Worker:
         name = f"w{self.plan.index}t{number}"
         room = name if self.config.rooms else None
         seats = await asyncio.gather(
-            *(self._connect(f"{name}s{i}", room) for i in range(spec.seats))
+            *(self._connect(f"{name}s{i}", room) for i in range(spec.players))
         )
         watchers = await asyncio.gather(
             *(self._connect(f"{name}v{i}", room) for i in range(spec.spectators))

@@ -66,6 +66,27 @@ def test_a_few_hundred_nine_tower_clients_on_a_spawned_hub(tmp_path: Path) -> No
     assert [p["role"] for p in figures["processes"]] == ["hub", "worker", "worker"]
 
 
+def test_tables_of_one_player_and_three_strong_bots(tmp_path: Path) -> None:
+    out = tmp_path / "bots"
+    code = main(
+        [
+            "--spawn", "memory", "--scenario", "bots", "--players", "4", "--pace", "1",
+            "--ramp", "1", "--duration", "6", "--out", str(out), "--quiet",
+        ]
+    )  # fmt: skip
+    report = _report(out)
+    assert code == 0
+    (run,) = report["runs"]
+    _assert_correct(run)
+    config, bots = run["config"], run["bots"]
+    assert config["tables"] == 4 and config["planned_connections"] == 5
+    assert run["figures"]["connections_held_steady_min"] == 5
+    assert bots["rounds"] >= 4 * 3  # rounds of about a second, 6 s steady
+    assert bots["bots_done"]["count"] == bots["rounds"]
+    assert 0 <= bots["late_rounds"] <= bots["rounds"]
+    assert "strong bots, turn deadline 1.0 s" in (out / "report.md").read_text()
+
+
 def test_mixed_games_and_the_baseline_server(tmp_path: Path) -> None:
     out = tmp_path / "mixed"
     code = main(

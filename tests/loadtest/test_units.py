@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from typing import Any
 
 import jsonpatch
@@ -286,3 +287,37 @@ def test_the_report_reads_a_spawned_hubs_metrics() -> None:
     assert read["hub"]["leases_lost"] == 0
     assert read["hub"]["commit_ms"] == {}  # the memory store commits nothing to Redis
     assert set(read["hub"]["gc_pause_max_ms"]) <= {"0", "1", "2"}
+
+
+def test_bot_rounds_time_each_round_to_its_last_bot_move_and_count_late_ones() -> None:
+    from tablehub.loadtest.config import RunConfig
+    from tablehub.loadtest.players import BotRounds
+    from tablehub.loadtest.scenarios import plan
+
+    stats = RunStats(t0=0.0, steady_from=1.0, steady_to=100.0)
+    rounds = BotRounds(stats, frozenset({1, 2, 3}))
+    now_ms = time.time() * 1000
+
+    def view(turn: int, to_act: list[int], deadline: float, status: str = "playing") -> Any:
+        return {"status": status, "turn": turn, "to_act": to_act, "deadline": deadline}
+
+    rounds.observe(view(1, [0, 1, 2, 3], now_ms + 60_000), 0.5)  # before the steady window
+    rounds.observe(view(1, [0], now_ms + 60_000), 0.9)
+    rounds.observe(view(2, [0, 1, 2, 3], now_ms + 60_000), 2.0)
+    rounds.observe(view(2, [0, 3], now_ms + 60_000), 2.5)
+    rounds.observe(view(2, [0], now_ms + 60_000), 3.0)  # the bots are done: 1 s
+    rounds.observe(view(2, [], now_ms + 60_000), 9.0)  # the player acts: nothing new
+    rounds.observe(view(3, [0, 1, 2, 3], now_ms - 1), 10.0)  # its deadline has passed
+    rounds.observe(view(4, [0, 1, 2, 3], now_ms + 60_000), 14.0)  # round 3 seen done here
+    rounds.observe(view(4, [0, 1, 2, 3], now_ms + 60_000, "finished"), 15.0)
+    assert stats.counts["bot_rounds"] == 3
+    assert stats.counts["bot_rounds_late"] == 1
+    done = stats.histograms["bot_round"]
+    assert done.count == 3 and abs(done.max - 4.0) < 0.1
+
+    config = RunConfig(scenario="bots", players=5, workers=2, bots=3, pace=7.0)
+    plans = plan(config)
+    specs = [spec for p in plans for _, spec in p.tables]
+    assert len(specs) == 5 and [p.players for p in plans] == [3, 2]
+    assert {(s.seats, s.bots, s.players, s.bot_level) for s in specs} == {(4, 3, 1, "strong")}
+    assert specs[0].options == {"turn_seconds": 7.0}
