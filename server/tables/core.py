@@ -364,6 +364,7 @@ def _apply(game: Game, table: Table, cmd: Act, now: int, key: str | None = None)
         table.record,
         state=state,
         status=TableStatus.FINISHED if game_status["finished"] else TableStatus.PLAYING,
+        result=dict(game_status["result"] or {}) if game_status["finished"] else None,
     )
     entry: LogEntry = {"k": "act", "seat": cmd.seat, "action": cmd.action, "by": cmd.by}
     if cmd.cid is not None:

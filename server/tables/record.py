@@ -67,6 +67,10 @@ class TableRecord:
     updated_ms: int = 0
     create_key: str | None = None
     """Digest of the key of the ``create_table`` that made the table, if it had one."""
+    result: dict[str, Any] | None = None
+    """The game's result once it is finished (scores, winners, reason): the lobby's line."""
+    spectator_delay_ms: int = 0
+    """How far behind the players spectators see the table (the ``spectator_delay`` option)."""
     act_keys: ActKeys = field(default_factory=ActKeys)
     """Recent act keys per seat and their answers; not in :meth:`meta`: stores keep
     each seat's part apart (``ActKeys.encoded``), written when that seat commits."""
@@ -99,6 +103,8 @@ class TableRecord:
             "created_ms": self.created_ms,
             "updated_ms": self.updated_ms,
             "create_key": self.create_key,
+            "result": self.result,
+            "spectator_delay_ms": self.spectator_delay_ms,
         }
 
     @classmethod
@@ -121,6 +127,7 @@ class TableRecord:
                 **self.options,
                 "turn_seconds": None if self.turn_ms is None else self.turn_ms / 1000,
             },
+            "result": self.result,
         }
 
 

@@ -76,7 +76,7 @@ def test_nothing_shipped_imports_the_tests_or_the_old_top_level_names() -> None:
 
 def test_subcommands_are_entry_points_that_resolve() -> None:
     commands = PYPROJECT["project"]["entry-points"]["tablehub.commands"]
-    assert set(commands) == {"serve", "play", "watch", "loadtest", "cluster"}
+    assert set(commands) == {"serve", "play", "watch", "replay", "loadtest", "cluster"}
     from importlib.metadata import entry_points
 
     installed = {e.name: e for e in entry_points(group="tablehub.commands")}
