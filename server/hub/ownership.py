@@ -63,6 +63,7 @@ class Ownership:
         live = self.directory.get(table_id)
         if live is not None and live.actor is actor:
             live.actor = None
+        self.bus.stop_serving(table_id)  # whoever owns the table next answers its inbox
         if actor.lost and self.bus.multi_process:
             self.tasks.spawn(lambda: self._give_up(table_id, actor.epoch))
 
@@ -142,12 +143,15 @@ class Ownership:
             live.heard_from_owner(self.bus.lease_ms)
             return reply["ok"]
 
-    async def _serve_forwarded(self, live: LiveTable, data: dict[str, Any]) -> dict[str, Any]:
+    async def _serve_forwarded(
+        self, live: LiveTable, data: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The answer to a command forwarded here; None when the table's actor stopped
+        meanwhile: another process may own it already and answer (an answer from here
+        would race with it), or nobody does and the sender takes the table over."""
         actor = live.actor
         if actor is None:
-            return {
-                "error": {"code": "overloaded", "message": "table moved; retry", "retry_ms": 200}
-            }
+            return None
         try:
             command = command_from_plain(data)
             admit((self.watch,), command)  # the owner runs late too: refused, not queued

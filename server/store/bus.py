@@ -78,7 +78,12 @@ class Bus:
         raise StoreError("a single-process store never forwards")
 
     async def serve_inbox(self, table: str, handler: Callable[[dict[str, Any]], Any]) -> None:
-        """Accept commands forwarded by other processes for a table this process owns."""
+        """Accept commands forwarded by other processes for a table this process owns:
+        ``handler`` answers each (``{"ok": …}`` or ``{"error": …}``), or returns None
+        to leave it to the table's owner elsewhere."""
+
+    def stop_serving(self, table: str) -> None:
+        """Accept no more forwarded commands for ``table`` (its actor here stopped)."""
 
     # -- presence -------------------------------------------------------------------------
 

@@ -114,6 +114,8 @@ class RedisBus(Bus):
         self._presence_listeners: dict[str, Callable[[], None]] = {}
         self._pubsub: Any = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._leaving: set[asyncio.Task[None]] = set()
+        """Unsubscriptions from inboxes under way (:meth:`stop_serving`)."""
         self._closing = False
 
     # -- lifecycle --------------------------------------------------------------------
@@ -171,17 +173,23 @@ class RedisBus(Bus):
     @translated
     async def release(self, table: str, epoch: int) -> None:
         self._leases.drop(table)
+        self.stop_serving(table)  # first: the store may be the one failing
         await self._release_script(keys=[key(table, "lease")], args=[f"{self.process_id}:{epoch}"])
-        await self._stop_inbox(table)
 
     def _lease_lost(self, table: str, epoch: int) -> None:
         """Called on the loop by the lease thread: the table's lease is gone."""
-        self._inbox_handlers.pop(table, None)
-        asyncio.get_running_loop().create_task(self._stop_inbox(table))
+        self.stop_serving(table)
         self.lost_lease(table)
 
-    async def _stop_inbox(self, table: str) -> None:
-        self._inbox_handlers.pop(table, None)
+    def stop_serving(self, table: str) -> None:
+        """Serve no more commands forwarded to ``table`` (from now on; the channel is
+        left in the background)."""
+        if self._inbox_handlers.pop(table, None) is not None:
+            task = asyncio.get_running_loop().create_task(self._leave_inbox(table))
+            self._leaving.add(task)
+            task.add_done_callback(self._leaving.discard)
+
+    async def _leave_inbox(self, table: str) -> None:
         with contextlib.suppress(Exception):  # its server may be the one that failed
             await self._unsubscribe(key(table, "in"))
 
@@ -214,6 +222,7 @@ class RedisBus(Bus):
         self._link.send(commands, _unanswered)
         return True
 
+    @translated
     async def _publish_now(self, channel: str, data: bytes) -> None:
         if self._closing:  # (a closed pool would open a connection nobody closes)
             return
@@ -253,6 +262,7 @@ class RedisBus(Bus):
 
     async def _listen(self) -> None:
         assert self._pubsub is not None
+        failing = False
         while not stopping():
             try:
                 if not self._pubsub.subscribed:
@@ -260,9 +270,13 @@ class RedisBus(Bus):
                     continue
                 message = await self._pubsub.get_message(timeout=1.0)
             except Exception as err:
-                log.warning("pub/sub failed, retrying: %s", err)
+                store_unreachable("the pub/sub listener", err)
+                failing = True
                 await asyncio.sleep(0.2)
                 continue
+            if failing:
+                log.info("pub/sub listening again")
+                failing = False
             if message is not None:
                 self._dispatch(message, self._on_message)
 
@@ -323,7 +337,10 @@ class RedisBus(Bus):
         self, table: str, handler: Callable[[dict[str, Any]], Any], message: dict[str, Any]
     ) -> None:
         try:
-            reply = {"rid": message["rid"], **(await handler(message["cmd"]))}
+            answer = await handler(message["cmd"])
+            if answer is None:  # not served here after all: the owner, if any, answers
+                return
+            reply = {"rid": message["rid"], **answer}
             await self._publish_now(message["reply"], pack(reply))
         except StoreUnavailable as err:  # the sender retries (same command id) or times out
             store_unreachable("a forwarded command's answer", err)

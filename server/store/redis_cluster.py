@@ -41,6 +41,7 @@ from redis.maint_notifications import MaintNotificationsConfig
 
 from tablehub.server import metrics
 from tablehub.server.ops.cancelling import stopping
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.redis import (
     _COMMIT,
     SOCKET_TIMEOUT_S,
@@ -279,6 +280,7 @@ class RedisClusterBus(RedisBus):
 
     publish_command = "SPUBLISH"
 
+    @translated
     async def _publish_now(self, channel: str, data: bytes) -> None:
         if not self._closing:
             await self.redis.spublish(channel, data)
@@ -313,12 +315,13 @@ class RedisClusterBus(RedisBus):
             try:
                 message = await node_pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except Exception as err:
-                if not failing:  # once per outage of this node, not every retry
-                    log.warning("sharded pub/sub failed, retrying: %s", err)
+                store_unreachable("the sharded pub/sub listener", err)
                 failing = True
                 self.nodes.refresh()
                 await asyncio.sleep(0.2)
                 continue
-            failing = False
+            if failing:
+                log.info("sharded pub/sub listening again")
+                failing = False
             if message is not None and message["type"] == "smessage":
                 self._dispatch(message, self._on_message)

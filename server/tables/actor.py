@@ -164,6 +164,8 @@ class TableActor:
         if batch is not None:  # its commits are out: stored or not, nobody knows yet
             for step in batch.steps[batch.step :]:
                 step.settle(None, _fate_unknown() if step.decision.commits else _moving())
+            for commit in batch.commits:  # nobody awaits them any more
+                commit.add_done_callback(_retrieved)
         while self._queue:
             self._queue.popleft()[1](None, _moving())
         if self.on_stopped is not None:

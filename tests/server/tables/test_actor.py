@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
@@ -16,7 +17,7 @@ from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.actor import TableActor
 from tablehub.server.tables.core import Act, AddBot, Join, Legal, handle
 from tablehub.server.tables.errors import TableError
-from tablehub.server.tables.journal import VersionConflict
+from tablehub.server.tables.journal import StoreUnavailable, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tests.server.tables.test_core import NOW, committed, seated, waiting
 
@@ -249,3 +250,25 @@ async def test_a_table_stopped_while_its_commits_are_out_says_it_does_not_know()
     await held.release()  # the store keeps what was sent: hence "may or may not"
     stored = await held.store.load(actor.record.table)
     assert stored is not None and stored.version == actor.record.version + 4
+
+
+async def test_commits_failing_after_the_table_stopped_are_not_left_unread() -> None:
+    """The store failing the commits of a stopped table (Redis went away) is not an
+    error nobody looked at ("Future exception was never retrieved" in the log)."""
+    actor, _, held, acts = await four_seats_placing_one_card()
+    actor.start()
+    await held.wait_for(4)
+    actor.stop()
+    await asyncio.gather(*acts, return_exceptions=True)
+    unread: list[str] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _, context: unread.append(context["message"]))
+    try:
+        for *_, future in held.held:
+            future.set_exception(StoreUnavailable("redis is unreachable"))
+        held.held.clear()
+        await asyncio.sleep(0)  # one loop turn: the futures' done callbacks run
+        gc.collect()
+    finally:
+        loop.set_exception_handler(None)
+    assert unread == []
