@@ -11,6 +11,10 @@ wall side by side, the action cards and stakes, and one line per other seat.
 ``choice_steps`` groups the legal actions into decisions -- a die, then a slot, then
 a helper -- so a turn is a few short lists instead of thousands of actions; rooms
 are picked by their own number.
+
+One numbering for players, the browser's: dice, rooms, wall columns and rows count
+from 1 on screen and in typed moves (die 1 is the action's ``"die": 0``, room 1 is
+``"room": 0`` and slot ``R0``).
 """
 
 from __future__ import annotations
@@ -22,11 +26,14 @@ from typing import Any
 INPUT_HELP = """\
 Easiest: type the number in front of a choice in the list under the board: a
 die, then a slot, then a helper.  When the choice is only rooms (an egg, a
-cube), type the room's own number (3 = R3).
+cube), type the room's own number (3 = room 3).  Dice, rooms, wall columns
+and rows are numbered from 1, as on the board.
+A helper: another of your unplaced dice sits out this round, and the die you
+place counts as the value of the slot (or the value you choose for a room).
 Or type the move:
 day:    DIE SLOT [hH [vV]]   place die DIE (its number in your dice) on SLOT
           slots: A1-A6 C1-C6 E1-E6 G1-G6, D3t (tunnel of D3), D3c (collect
-          of D3), R0-R7 (your rooms); h5 = die 5 helps; v4 = value in a room
+          of D3), R1-R8 (your rooms); h5 = die 5 helps; v4 = value in a room
           e.g.  "2 A4"   "2 E6 h5"   "2 R1 h5 v4"
         queen royal_jelly DIE VALUE | queen swarm DIE... | queen nursery ROOM
         queen mandibles STAKE ROOM | queen architect CARD|deck
@@ -55,6 +62,8 @@ _ANSI = {
     "p": "\x1b[35m",
     "w": "\x1b[37m",
 }
+_TRADE_GETS = "for 1 cube of any colour straight into your wall"
+"""What an E trade gets, whatever is paid."""
 _COLOURS = {"r": "red", "y": "yellow", "g": "green", "b": "blue", "p": "purple", "w": "white"}
 _CARD_NAMES = {
     "A": "A blueprint",
@@ -140,29 +149,48 @@ def _stakes_compact(board: dict[str, Any]) -> list[str]:
 
 
 def render_wall(wall: list[str]) -> list[str]:
-    """The wall, top row first, with row numbers and the column numbers underneath."""
+    """The wall, top row first, with row numbers and the column numbers underneath
+    (both from 1)."""
     lines = [
-        f"    {y} |{''.join(_cube(c) for c in wall[y])}|" for y in range(len(wall) - 1, -1, -1)
+        f"    {y + 1} |{''.join(_cube(c) for c in wall[y])}|" for y in range(len(wall) - 1, -1, -1)
     ]
     width = len(wall[0]) if wall else 0
-    lines.append("       " + "".join(str(x) for x in range(width)))
+    lines.append("       " + "".join(str(x + 1) for x in range(width)))
     return lines
 
 
+def _where(at: str | None) -> str:
+    """Where a die sits, for the dice line: a slot as printed on the cards, a room by
+    its number from 1."""
+    if at is None:
+        return ""
+    if at.startswith("R"):
+        return f" R{int(at[1:]) + 1}"
+    return {"H": " helper", "X": " out"}.get(at, f" {at}")
+
+
 def _dice_text(p: dict[str, Any]) -> str:
-    dice = []
-    for i, d in enumerate(p["dice"]):
-        where = {None: "", "H": " helper", "X": " out"}.get(d["at"], f" {d['at']}")
-        dice.append(f"{i}:{d['kind'][0]}{d['value']}{where}")
+    dice = [f"{i + 1}:{d['kind'][0]}{d['value']}{_where(d['at'])}" for i, d in enumerate(p["dice"])]
     return "your dice (number:kind value, where): " + " ".join(dice)
+
+
+def room_dice_words(p: dict[str, Any], dice: list[int]) -> str:
+    """The dice in a room by their numbers and the value they show: "die 5 shows 4",
+    "dice 1+2 show 3" (never a bare number that reads like a count)."""
+    if not dice:
+        return ""
+    value = p["dice"][dice[0]]["value"]
+    if len(dice) == 1:
+        return f"die {dice[0] + 1} shows {value}"
+    return f"dice {'+'.join(str(i + 1) for i in dice)} show {value}"
 
 
 def _rooms_text(p: dict[str, Any]) -> list[str]:
     rooms = []
     for r, room in enumerate(p["rooms"]):
         content = "egg" if room["egg"] else _cubes(room["cubes"]) or "empty"
-        dice_txt = f" dice {','.join(str(i) for i in room['dice'])}" if room["dice"] else ""
-        rooms.append(f"R{r}[{content}{dice_txt}]")
+        dice_txt = room_dice_words(p, room["dice"])
+        rooms.append(f"R{r + 1}[{content}{'; ' + dice_txt if dice_txt else ''}]")
     half = (len(rooms) + 1) // 2
     return ["rooms: " + " ".join(rooms[:half]), "       " + " ".join(rooms[half:])]
 
@@ -295,7 +323,7 @@ def describe_news(
         for i, d in enumerate(player["dice"]):
             was = before[i]["at"] if i < len(before) else None
             if d["at"] != was and d["at"] not in (None, "X"):
-                what = f"die {i} ({d['kind']} {d['value']})"
+                what = f"die {i + 1} ({d['kind']} {d['value']})"
                 if d["at"] == "H":
                     news.append((s, f"used {what} as a helper"))
                 else:
@@ -308,24 +336,36 @@ def describe_news(
 
 
 _EVENT_WORDS = {
-    "hatched": "hatched a {kind} die from room R{room}",
-    "egg": "laid an egg in room R{room}",
+    "hatched": "hatched a {kind} die from room {room}",
+    "egg": "laid an egg in room {room}",
     "tunnel": "dug tunnel {edge} at D{area}",
-    "cube": "took a {colour} cube from {source} into room R{room}",
-    "wall_cube": "put a {colour} cube from {source} into wall column {column}",
+    "cube": "took a {colour} cube from {source_words} into room {room}",
+    "wall_cube": "put a {colour} cube from {source_words} into wall column {column}",
     "queen_drawn": "drew a queen card",
     "queen_played": "played the queen card {card_words}",
     "bonus": "took the bonus {space_words}",
     "passed": "passed ({choice})",
     "trade": "traded to build",
-    "moved": "moved cubes between rooms R{rooms[0]} and R{rooms[1]}",
+    "moved": "moved cubes between rooms {rooms[0]} and {rooms[1]}",
     "rows": "now has {rows} completed wall rows",
     "resigned": "resigned",
     "bumped": "had die {die} bumped from {slot}",
     "night": "night falls: the actions resolve from A to G",
     "round": "round {round} begins; seat {start} starts",
 }
-"""Game events in words (``blueprint`` is worded by :func:`_event_phrase`)."""
+"""Game events in words (``blueprint`` is worded by :func:`_event_phrase`); rooms,
+columns and dice numbered from 1 (:func:`_from_one`)."""
+
+
+def _from_one(e: dict[str, Any]) -> dict[str, Any]:
+    """An event's room, column, row and die numbers as players count them (from 1)."""
+    out = dict(e)
+    for key in ("room", "column", "row", "die"):
+        if isinstance(out.get(key), int):
+            out[key] += 1
+    if isinstance(out.get("rooms"), list):
+        out["rooms"] = [r + 1 for r in out["rooms"]]
+    return out
 
 
 def _event_phrase(e: dict[str, Any]) -> str | None:
@@ -337,9 +377,10 @@ def _event_phrase(e: dict[str, Any]) -> str | None:
         return None
     card, space = e.get("card"), e.get("space")
     return words.format(
-        **e,
+        **_from_one(e),
         card_words=_QUEEN_WORDS.get(str(card), card),
         space_words=_BONUS_WORDS.get(str(space), space),
+        source_words=source_words(str(e.get("source", ""))),
     )
 
 
@@ -348,6 +389,9 @@ _PROMPTS = {
     "egg": "put an egg into one of your empty rooms",
     "cube": "take a cube from {from} into one of your rooms",
     "trade_take": "take the cube you bought into a wall column",
+    "trade": "trade: pay 2 cubes, an egg, a queen card or a blueprint "
+    + _TRADE_GETS
+    + " (or pass)",
 }
 _SYNTAX = re.compile(r":?\s*(choose\s+)?\w+=<.*$")
 
@@ -361,17 +405,67 @@ def _prompt(pending: dict[str, Any]) -> str:
 
 
 def _slot_words(slot: str) -> str:
-    """``A4`` -> "A4 (take a blueprint)", ``D3c`` -> "D3 collect", ``R2`` -> "room R2"."""
+    """``A4`` -> "A4 (take a blueprint)", ``D3c`` -> "D3 collect", ``R2`` -> "room 3"."""
     if slot[:1] in _SLOT_WORDS:
         return f"{slot} ({_SLOT_WORDS[slot[0]]})"
     if slot.startswith("D"):
         return f"D{slot[1:-1]} {'tunnel (dig)' if slot.endswith('t') else 'collect (cubes)'}"
     if slot.startswith("R"):
-        return f"room R{slot[1:]}"
+        return f"room {int(slot[1:]) + 1}"
     return slot
 
 
+_NODE_WORDS = {
+    "1a": "first row, left",
+    "1b": "first row, right",
+    "2a": "second row, left",
+    "2b": "second row, middle",
+    "2c": "second row, right",
+}
+"""A stake card's place in the pyramid under its main stake."""
+
+
+def source_words(source: str) -> str:
+    """``D5`` -> "main stake D5", ``D5/1a`` -> "D5's stake card (first row, left)"."""
+    stake, _, node = source.partition("/")
+    if not node:
+        return f"main stake {stake}"
+    return f"{stake}'s stake card ({_NODE_WORDS.get(node, node)})"
+
+
+def source_colour(source: str, board: dict[str, Any] | None) -> str | None:
+    """The colour of the cubes at a source: the main stake's, or its face-up card's."""
+    if board is None:
+        return None
+    stake, _, node = source.partition("/")
+    try:
+        st = board["stakes"][int(stake[1:]) - 1]
+    except (ValueError, IndexError, KeyError):
+        return None
+    card = st["cards"].get(node) if node else None
+    return str(card["colour"]) if card else (None if node else str(st["colour"]))
+
+
+def _cube_from(source: str, board: dict[str, Any] | None) -> str:
+    """ "a purple cube from D5's stake card (first row, left)"."""
+    colour = source_colour(source, board)
+    return f"a {colour + ' ' if colour else ''}cube from {source_words(source)}"
+
+
 # --- Actions --------------------------------------------------------------------------------------
+
+
+def _n(value: Any) -> str:
+    """A die, room, column or row index as players count it (from 1)."""
+    return str(int(value) + 1) if isinstance(value, int) else str(value)
+
+
+_PAY_WORDS = {
+    "cubes": "2 cubes",
+    "egg": "an egg",
+    "queen": "a queen card",
+    "blueprint": "a blueprint",
+}
 
 
 def describe_action(action: dict[str, Any]) -> str:
@@ -380,42 +474,64 @@ def describe_action(action: dict[str, Any]) -> str:
         return str(kind)
     if kind == "place_die":
         slot = str(action.get("slot", "?"))
-        text = f"place die {action.get('die')} on {slot}"
+        text = f"place die {_n(action.get('die'))} on {slot}"
         if slot[:1] in _SLOT_NAMES:
             text += f" ({_SLOT_NAMES[slot[0]]})"
         elif slot.startswith("D"):
             text += " (tunnel)" if slot.endswith("t") else " (collect)"
+        elif slot.startswith("R") and slot[1:].isdigit():
+            text = f"place die {_n(action.get('die'))} in {_slot_words(slot)}"
         if "helper" in action:
-            text += f", die {action['helper']} becomes the helper"
+            text += f", die {_n(action['helper'])} helps (it sits out this round)"
             if "value" in action:
                 text += f", as a {action['value']}"
         return text
     if kind == "play_queen":
-        details = " ".join(f"{k}={v}" for k, v in action.items() if k not in ("type", "card"))
-        return f"play queen card {action.get('card')} {details}".strip()
+        card = str(action.get("card"))
+        return f"play the queen card {_QUEEN_WORDS.get(card, card)}: {_queen_detail(action)}"
     if kind == "choose":
         return _describe_choice(action)
     return json.dumps(action)
 
 
-def _describe_choice(a: dict[str, Any]) -> str:
+def _queen_detail(action: dict[str, Any]) -> str:
+    card = action.get("card")
+    if card == "royal_jelly":
+        return f"die {_n(action.get('die'))} becomes a {action.get('value')}"
+    if card == "swarm":
+        return "reroll dice " + ", ".join(_n(d) for d in action.get("dice", []))
+    if card == "mandibles":
+        return f"a cube from D{action.get('stake')} into room {_n(action.get('room'))}"
+    if card == "nursery":
+        return f"an egg into room {_n(action.get('room'))}"
+    if action.get("blueprint") == "deck":
+        return "the top blueprint of the deck"
+    return f"blueprint {action.get('blueprint')}"
+
+
+def _describe_choice(a: dict[str, Any], board: dict[str, Any] | None = None) -> str:
     if "space" in a:
-        return f"bonus space: {a['space']}"
+        return f"bonus space: {_BONUS_WORDS.get(str(a['space']), a['space'])}"
     if "edge" in a:
         return f"dig tunnel {a['edge']}"
     if "pay" in a:
         if a["pay"] == "cubes":
-            return "trade 2 cubes: " + ", ".join(f"{c} from room {r}" for r, c in a["cubes"])
-        if a["pay"] == "egg":
-            return f"trade the egg in room {a['room']}"
-        return f"trade {a['pay']} card {a['card']}"
+            paid = " and ".join(f"a {c} cube from room {_n(r)}" for r, c in a["cubes"])
+        elif a["pay"] == "egg":
+            paid = f"the egg in room {_n(a['room'])}"
+        elif a["pay"] == "queen":
+            paid = f"the queen card {_QUEEN_WORDS.get(str(a['card']), a['card'])}"
+        else:
+            paid = f"the blueprint {a['card']}"
+        return f"pay {paid} {_TRADE_GETS}"
     if "rooms" in a:
         keeps = " ".join(a["cubes"]) or "nothing"
-        return f"move cubes: room {a['rooms'][0]} keeps {keeps}, room {a['rooms'][1]} the rest"
+        first, second = (_n(r) for r in a["rooms"])
+        return f"move cubes: room {first} keeps {keeps}, room {second} the rest"
     if "rotation" in a:
         return (
-            f"build {a['blueprint']} from room {a['room']}, rotation {a['rotation']}, "
-            f"column {a['column']}{_at_row(a)}"
+            f"build {a['blueprint']} from room {_n(a['room'])}, turned {a['rotation'] * 90}°, "
+            f"column {_n(a['column'])}{_at_row(a)}"
         )
     if "blueprint" in a:
         return (
@@ -424,11 +540,14 @@ def _describe_choice(a: dict[str, Any]) -> str:
             else f"take blueprint {a['blueprint']}"
         )
     if "column" in a:
-        return f"take a cube from {a['source']} into wall column {a['column']}{_at_row(a)}"
+        return (
+            f"take {_cube_from(str(a['source']), board)} into wall column "
+            f"{_n(a['column'])}{_at_row(a)}"
+        )
     if "source" in a:
-        return f"take a cube from {a['source']} into room {a['room']}"
+        return f"take {_cube_from(str(a['source']), board)} into room {_n(a['room'])}"
     if "room" in a:
-        return f"put an egg into room {a['room']}"
+        return f"put an egg into room {_n(a['room'])}"
     return json.dumps(a)
 
 
@@ -439,7 +558,7 @@ def choice_steps(
     action: dict[str, Any], board: dict[str, Any], seat: int | None
 ) -> list[tuple[str | None, str]]:
     """The action as decisions: die, slot, helper (day); card, details (queen); the
-    night's choice by its parts.  Rooms are keyed by their own number."""
+    night's choice by its parts.  Rooms are keyed by their own number (from 1)."""
     kind = action.get("type")
     if kind == "place_die":
         return _place_steps(action, board, seat)
@@ -448,7 +567,7 @@ def choice_steps(
         title = f"play the queen card {_QUEEN_WORDS.get(card, card)}"
         return [(None, title), *_queen_steps(action, board, seat)]
     if kind == "choose":
-        return _choice_steps(action)
+        return _choice_steps(action, board)
     if kind == "pass":
         return [("pass", "pass (skip this)")]
     if kind == "resign":
@@ -464,7 +583,7 @@ def _queen_steps(
     card = action.get("card")
     if card == "royal_jelly":
         value = action["value"]
-        return [(None, f"die {action['die']}"), (str(value), f"set it to {value}")]
+        return [(None, _die_words(action["die"], board, seat)), (str(value), f"set it to {value}")]
     if card == "swarm":
         dice = list(action["dice"])
         mine = board["players"][seat]["dice"] if seat is not None else []
@@ -473,14 +592,15 @@ def _queen_steps(
         steps: list[tuple[str | None, str]] = []
         for half in (first, second):
             if half:
-                picked = ", ".join(str(d) for d in dice if d in half) or "none"
-                steps.append((None, f"reroll of dice {', '.join(map(str, half))}: {picked}"))
+                picked = ", ".join(_n(d) for d in dice if d in half) or "none"
+                steps.append((None, f"reroll of dice {', '.join(map(_n, half))}: {picked}"))
         return steps
     if card == "mandibles":
         room = action["room"]
-        return [(None, f"a cube from D{action['stake']}"), (str(room), f"into room R{room}")]
+        cube = _cube_from(f"D{action['stake']}", board)
+        return [(None, cube), (_n(room), f"into room {_n(room)}")]
     if "room" in action:
-        return [(str(action["room"]), f"room R{action['room']}")]
+        return [(_n(action["room"]), f"room {_n(action['room'])}")]
     if "blueprint" in action:
         return [(None, f"blueprint {action['blueprint']}")]
     return [(None, describe_action(action))]
@@ -491,14 +611,11 @@ def _place_steps(
 ) -> list[tuple[str | None, str]]:
     """Die, then the card (or your rooms), then the slot, then the helper (and value)."""
     index = int(action["die"])
-    dice = board["players"][seat]["dice"] if seat is not None else []
-    die = dice[index] if 0 <= index < len(dice) else None
-    label = f"die {index}" + (f": {die['kind']} showing {die['value']}" if die else "")
     slot = str(action["slot"])
-    steps: list[tuple[str | None, str]] = [(None, f"place {label}")]
+    steps: list[tuple[str | None, str]] = [(None, f"place {_die_words(index, board, seat)}")]
     if slot.startswith("R"):
         steps.append((None, "into one of your rooms"))
-        steps.append((slot[1:], f"room R{slot[1:]}" + idle_words(slot, board)))
+        steps.append((_n(int(slot[1:])), _room_choice(int(slot[1:]), board, seat)))
     else:
         card = (
             slot[0]
@@ -509,14 +626,11 @@ def _place_steps(
             "dig a tunnel" if slot.endswith("t") else "collect cubes"
         )
         steps.append((None, f"on {card}: {words}"))
-        value = slot[1:2]
-        rolled = die is not None and str(die["value"]) == value
-        as_rolled = " (as rolled)" if rolled else " (needs a helper die)"
-        steps.append((None, f"slot {slot}{as_rolled}{idle_words(slot, board)}"))
+        steps.append((None, _slot_choice(slot, index, board, seat)))
     if "helper" not in action:
         steps.append((None, "as it is (no helper)"))
     else:
-        steps.append((None, f"with die {action['helper']} as its helper"))
+        steps.append((None, _helper_words(action["helper"], board, seat)))
         if "value" in action:
             steps.append((str(action["value"]), f"counting as {action['value']}"))
     return steps
@@ -525,49 +639,51 @@ def _place_steps(
 def _row_step(a: dict[str, Any]) -> tuple[str | None, str]:
     """Where in the column a wall piece goes: dropped down, or set at a row."""
     if "row" in a:
-        return (None, f"set at row {a['row']}")
+        return (None, f"set at row {_n(a['row'])}")
     return (None, "dropped straight down")
 
 
 def _at_row(a: dict[str, Any]) -> str:
-    return f", at row {a['row']}" if "row" in a else ""
+    return f", at row {_n(a['row'])}" if "row" in a else ""
 
 
-def _choice_steps(a: dict[str, Any]) -> list[tuple[str | None, str]]:
+def _choice_steps(
+    a: dict[str, Any], board: dict[str, Any] | None = None
+) -> list[tuple[str | None, str]]:
     if "source" in a and "room" in a:
         return [
-            (None, f"take a cube from {a['source']}"),
-            (str(a["room"]), f"into room R{a['room']}"),
+            (None, f"take {_cube_from(str(a['source']), board)}"),
+            (_n(a["room"]), f"into room {_n(a['room'])}"),
         ]
     if "source" in a and "column" in a:
         return [
-            (None, f"take a cube from {a['source']}"),
-            (None, f"into wall column {a['column']}"),
+            (None, f"take {_cube_from(str(a['source']), board)}"),
+            (None, f"into wall column {_n(a['column'])}"),
             _row_step(a),
         ]
     if "rotation" in a:
         return [
             (None, f"build {a['blueprint']}"),
-            (str(a["room"]), f"with the cubes of room R{a['room']}"),
-            (None, f"turned {a['rotation']}×90°"),
-            (None, f"in column {a['column']}"),
+            (_n(a["room"]), f"with the cubes of room {_n(a['room'])}"),
+            (None, f"turned {a['rotation'] * 90}°"),
+            (None, f"in column {_n(a['column'])}"),
             _row_step(a),
         ]
     if "rooms" in a:
-        first, second = a["rooms"]
+        first, second = (_n(r) for r in a["rooms"])
         keeps = " ".join(a["cubes"]) or "nothing"
         return [
-            (None, f"move cubes between rooms R{first} and R{second}"),
-            (None, f"R{first} keeps {keeps}, R{second} the rest"),
+            (None, f"move cubes between rooms {first} and {second}"),
+            (None, f"room {first} keeps {keeps}, room {second} the rest"),
         ]
     if "pay" in a:
         return [
-            (None, f"pay with {'cubes' if a['pay'] == 'cubes' else 'a ' + a['pay']}"),
-            (None, _describe_choice(a)),
+            (None, f"pay {_PAY_WORDS.get(str(a['pay']), a['pay'])} {_TRADE_GETS}"),
+            (None, _describe_choice(a, board)),
         ]
     if "room" in a:
-        return [(str(a["room"]), f"room R{a['room']}")]
-    return [(None, _describe_choice(a))]
+        return [(_n(a["room"]), f"room {_n(a['room'])}")]
+    return [(None, _describe_choice(a, board))]
 
 
 def _ints(words: list[str], what: str) -> list[int]:
@@ -575,6 +691,14 @@ def _ints(words: list[str], what: str) -> list[int]:
         return [int(w) for w in words]
     except ValueError:
         raise ValueError(f"{what} must be whole numbers, got {' '.join(words)!r}") from None
+
+
+def _index(word: str, what: str) -> int:
+    """A die, room, column or row typed as players count it (from 1) -> its index."""
+    number = _ints([word], what)[0]
+    if number < 1:
+        raise ValueError(f"{what} is counted from 1, not {number}")
+    return number - 1
 
 
 def parse_action(text: str, board: dict[str, Any], seat: int | None) -> dict[str, Any]:
@@ -603,9 +727,11 @@ def parse_action(text: str, board: dict[str, Any], seat: int | None) -> dict[str
         raise ValueError(f"expected DIE SLOT [hHELPER [vVALUE]] such as '2 A4', got {text!r}")
     die, slot, helper, value = match.groups()
     slot = slot[0].upper() + slot[1:]
-    action: dict[str, Any] = {"type": "place_die", "die": int(die), "slot": slot}
+    if slot.startswith("R"):
+        slot = f"R{_index(slot[1:], 'a room')}"
+    action: dict[str, Any] = {"type": "place_die", "die": _index(die, "a die"), "slot": slot}
     if helper is not None:
-        action["helper"] = int(helper)
+        action["helper"] = _index(helper, "a helper die")
     if value is not None:
         if helper is None:
             raise ValueError("a value (vN) needs a helper die (hN)")
@@ -619,23 +745,22 @@ def _parse_queen(words: list[str]) -> dict[str, Any]:
     card, rest = words[0].lower(), words[1:]
     base: dict[str, Any] = {"type": "play_queen", "card": card}
     if card == "royal_jelly" and len(rest) == 2:
-        die, value = _ints(rest, "DIE and VALUE")
-        return {**base, "die": die, "value": value}
+        return {**base, "die": _index(rest[0], "DIE"), "value": _ints(rest[1:], "VALUE")[0]}
     if card == "swarm" and rest:
-        return {**base, "dice": sorted(_ints(rest, "dice"))}
+        return {**base, "dice": sorted(_index(w, "dice") for w in rest)}
     if card == "mandibles" and len(rest) == 2:
-        stake, room = _ints([w.lstrip("Dd") for w in rest], "STAKE and ROOM")
-        return {**base, "stake": stake, "room": room}
+        stake = _ints([rest[0].lstrip("Dd")], "STAKE")[0]
+        return {**base, "stake": stake, "room": _room(rest[1])}
     if card == "nursery" and len(rest) == 1:
-        return {**base, "room": _ints(rest, "ROOM")[0]}
+        return {**base, "room": _room(rest[0])}
     if card == "architect" and len(rest) == 1:
         return {**base, "blueprint": _card(rest[0])}
     raise ValueError(f"cannot read 'queen {' '.join(words)}' (see help)")
 
 
 def _room(word: str) -> int:
-    """A room typed as ``3`` or ``R3``."""
-    return _ints([word.lower().removeprefix("r")], "ROOM")[0]
+    """A room typed as ``3`` or ``R3`` (room 3, counted from 1) -> its index."""
+    return _index(word.lower().removeprefix("r"), "a room")
 
 
 def _colour(word: str) -> str:
@@ -674,22 +799,19 @@ def _parse_choice(kind: str, words: list[str]) -> dict[str, Any]:
     if kind == "cube" and n == 2:
         return {**base, "source": _source(words[0]), "room": _room(words[1])}
     if kind == "trade_take" and n in (2, 3):
-        at = _ints(words[1:], "COLUMN [ROW]")
-        taken = {**base, "source": _source(words[0]), "column": at[0]}
-        return taken if n == 2 else {**taken, "row": at[1]}
+        taken = {**base, "source": _source(words[0]), "column": _index(words[1], "COLUMN")}
+        return taken if n == 2 else {**taken, "row": _index(words[2], "ROW")}
     if kind == "bonus" and n == 1:
         return {**base, "space": words[0].lower()}
     if kind == "build" and n in (4, 5):
-        room = _room(words[0])
-        numbers = _ints(words[2:], "ROTATION, COLUMN [ROW]")
         built = {
             **base,
-            "room": room,
+            "room": _room(words[0]),
             "blueprint": _card(words[1]),
-            "rotation": numbers[0],
-            "column": numbers[1],
+            "rotation": _ints(words[2:3], "ROTATION")[0],
+            "column": _index(words[3], "COLUMN"),
         }
-        return built if n == 4 else {**built, "row": numbers[2]}
+        return built if n == 4 else {**built, "row": _index(words[4], "ROW")}
     if kind == "move" and n >= 2:
         a, b = _room(words[0]), _room(words[1])
         return {**base, "rooms": [a, b], "cubes": sorted(_colour(w) for w in words[2:])}
@@ -717,9 +839,16 @@ def staged(board: Any) -> bool:
 
 
 def _die_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
+    """ "die 3: worker showing 5" (numbered from 1)."""
     dice = board["players"][seat]["dice"] if seat is not None else []
     die = dice[index] if isinstance(index, int) and 0 <= index < len(dice) else None
-    return f"die {index}" + (f": {die['kind']} showing {die['value']}" if die else "")
+    return f"die {_n(index)}" + (f": {die['kind']} showing {die['value']}" if die else "")
+
+
+def _helper_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
+    """A helper choice, with what it means: the helper sits out, the die takes the slot's
+    value."""
+    return f"with {_die_words(index, board, seat)} as helper (it sits out this round)"
 
 
 def idle_words(slot: str, board: dict[str, Any]) -> str:
@@ -729,9 +858,24 @@ def idle_words(slot: str, board: dict[str, Any]) -> str:
     return f" -- does nothing tonight: {reason}" if reason else ""
 
 
+def _room_choice(room: int, board: dict[str, Any], seat: int | None) -> str:
+    """A room as a place for a die: what dice there do (a lone die does nothing), and
+    the warning when it is certain to do nothing tonight."""
+    player = board["players"][seat] if seat is not None else None
+    here = list(player["rooms"][room]["dice"]) if player is not None else []
+    egg = player is not None and player["rooms"][room]["egg"]
+    if here and player is not None:
+        text = f"room {room + 1}: joins {room_dice_words(player, here)}"
+    elif egg:
+        text = f"room {room + 1} (egg): 2 dice of one value hatch a worker, 3 a soldier"
+    else:
+        text = f"room {room + 1}: alone a die does nothing; 2 of one value build or move"
+    return text + idle_words(f"R{room}", board)
+
+
 def _slot_choice(slot: str, die: Any, board: dict[str, Any], seat: int | None) -> str:
     if slot.startswith("R"):
-        return f"room R{slot[1:]}: into one of your rooms" + idle_words(slot, board)
+        return _room_choice(int(slot[1:]), board, seat)
     words = _SLOT_WORDS.get(slot[0]) or ("dig a tunnel" if slot.endswith("t") else "collect cubes")
     dice = board["players"][seat]["dice"] if seat is not None else []
     rolled = isinstance(die, int) and 0 <= die < len(dice) and str(dice[die]["value"]) == slot[1:2]
@@ -743,12 +887,13 @@ def stage_option(
     field: str, value: Any, partial: dict[str, Any], board: dict[str, Any], seat: int | None
 ) -> tuple[str | None, str]:
     """One staged choice in words (protocol/README.md "Staged legal"), with its key:
-    rooms and values are typed by their own number, the rest by their place."""
+    rooms (from 1) and values are typed by their own number, the rest by their place."""
     if field == "type":
         return (None, "place a die" if value == "place_die" else "play a queen card")
-    if field in ("die", "helper"):
-        words = _die_words(value, board, seat)
-        return (None, f"with {words} as its helper" if field == "helper" else words)
+    if field == "die":
+        return (None, _die_words(value, board, seat))
+    if field == "helper":
+        return (None, _helper_words(value, board, seat))
     if field == "slot":
         return (None, _slot_choice(str(value), partial.get("die"), board, seat))
     if field == "value":
@@ -756,11 +901,11 @@ def stage_option(
     if field == "card":
         return (None, _QUEEN_WORDS.get(str(value), str(value)))
     if field == "dice":
-        return (None, f"reroll dice {', '.join(str(d) for d in value)}")
+        return (None, f"reroll dice {', '.join(_n(d) for d in value)}")
     if field == "room":
-        return (str(value), f"room R{value}")
+        return (_n(value), f"room {_n(value)}")
     if field == "stake":
-        return (None, f"a cube from D{value}")
+        return (None, _cube_from(f"D{value}", board))
     if field == "blueprint":
         return (None, "the top of the blueprint deck" if value == "deck" else f"blueprint {value}")
     return (None, f"{field.replace('_', ' ')} {value}")

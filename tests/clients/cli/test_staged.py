@@ -28,11 +28,11 @@ async def test_a_termite_day_turn_is_played_through_staged_choices(
         stdin=moves,
     )
     assert code == 0, err
-    assert "✓ you played: place die 0 on " in out, out[-3000:]
+    assert "✓ you played: place die 1 " in out, out[-3000:]  # dice counted from 1
     assert "legal moves" not in out, "the full list is never offered"
     sizes = [int(n) for n in DECISION.findall(out)]
     assert sizes and max(sizes) <= 60, sizes
-    assert "die 0: worker showing" in out, "dice are offered in words"
+    assert "die 1: worker showing" in out, "dice are offered in words, from 1"
     assert "Traceback" not in out + err
 
 

@@ -36,7 +36,7 @@ def test_render_start_of_game() -> None:
     assert "D1 rx6" in text and "1a:?" in text
     assert "Nw" in text  # the neutral dice of a 3-player game
     assert "To place a die:" in text
-    assert "      012345" in text  # the wall's column ruler
+    assert "      123456" in text  # the wall's column ruler, counted from 1
     assert text.count("|......|") == 3 * 7
 
 
@@ -76,24 +76,25 @@ def test_describe_every_listed_action() -> None:
 @pytest.mark.parametrize(
     ("text", "phase", "kind", "action"),
     [
-        ("2 a4", "day", None, {"type": "place_die", "die": 2, "slot": "A4"}),
-        ("place 0 D3t", "day", None, {"type": "place_die", "die": 0, "slot": "D3t"}),
-        ("2 E6 h5", "day", None, {"type": "place_die", "die": 2, "slot": "E6", "helper": 5}),
+        # Dice, rooms, wall columns and rows are typed as players count them, from 1.
+        ("3 a4", "day", None, {"type": "place_die", "die": 2, "slot": "A4"}),
+        ("place 1 D3t", "day", None, {"type": "place_die", "die": 0, "slot": "D3t"}),
+        ("3 E6 h6", "day", None, {"type": "place_die", "die": 2, "slot": "E6", "helper": 5}),
         (
-            "2 R1 h5 v4",
+            "3 R2 h6 v4",
             "day",
             None,
             {"type": "place_die", "die": 2, "slot": "R1", "helper": 5, "value": 4},
         ),
         (
-            "queen royal_jelly 1 6",
+            "queen royal_jelly 2 6",
             "day",
             None,
             {"type": "play_queen", "card": "royal_jelly", "die": 1, "value": 6},
         ),
-        ("queen swarm 3 0", "day", None, {"type": "play_queen", "card": "swarm", "dice": [0, 3]}),
+        ("queen swarm 4 1", "day", None, {"type": "play_queen", "card": "swarm", "dice": [0, 3]}),
         (
-            "queen mandibles D4 1",
+            "queen mandibles D4 2",
             "day",
             None,
             {"type": "play_queen", "card": "mandibles", "stake": 4, "room": 1},
@@ -106,39 +107,45 @@ def test_describe_every_listed_action() -> None:
         ),
         ("red-t", "night", "blueprint", {"type": "choose", "blueprint": "red-T"}),
         ("deck", "night", "blueprint", {"type": "choose", "blueprint": "deck"}),
-        ("3", "night", "egg", {"type": "choose", "room": 3}),
-        ("R3", "night", "egg", {"type": "choose", "room": 3}),
-        ("room 3", "night", "egg", {"type": "choose", "room": 3}),
+        ("4", "night", "egg", {"type": "choose", "room": 3}),
+        ("R4", "night", "egg", {"type": "choose", "room": 3}),
+        ("room 4", "night", "egg", {"type": "choose", "room": 3}),
         ("s-1a", "night", "tunnel", {"type": "choose", "edge": "S-1a"}),
-        ("d3/1a 2", "night", "cube", {"type": "choose", "source": "D3/1a", "room": 2}),
-        ("D1 4", "night", "trade_take", {"type": "choose", "source": "D1", "column": 4}),
+        ("d3/1a 3", "night", "cube", {"type": "choose", "source": "D3/1a", "room": 2}),
+        ("D1 5", "night", "trade_take", {"type": "choose", "source": "D1", "column": 4}),
         (
-            "cubes 2:blue 0:red",
+            "D1 5 2",
+            "night",
+            "trade_take",
+            {"type": "choose", "source": "D1", "column": 4, "row": 1},
+        ),
+        (
+            "cubes 3:blue 1:red",
             "night",
             "trade",
             {"type": "choose", "pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]},
         ),
-        ("egg 5", "night", "trade", {"type": "choose", "pay": "egg", "room": 5}),
+        ("egg 6", "night", "trade", {"type": "choose", "pay": "egg", "room": 5}),
         (
-            "cubes 2:b 0:R",
+            "cubes 3:b 1:R",
             "night",
             "trade",
             {"type": "choose", "pay": "cubes", "cubes": [[0, "red"], [2, "blue"]]},
         ),
         (
-            "1 3 p w",
+            "2 4 p w",
             "night",
             "move",
             {"type": "choose", "rooms": [1, 3], "cubes": ["purple", "white"]},
         ),
         (
-            "1 3 red red",
+            "2 4 red red",
             "night",
             "move",
             {"type": "choose", "rooms": [1, 3], "cubes": ["red", "red"]},
         ),
         (
-            "2 green-t 1 3",
+            "3 green-t 1 4",
             "night",
             "build",
             {"type": "choose", "room": 2, "blueprint": "green-T", "rotation": 1, "column": 3},
@@ -156,7 +163,14 @@ def test_parse_action(text: str, phase: str, kind: str | None, action: dict[str,
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("", "type a move"), ("A4", "DIE SLOT"), ("2 R1 v4", "helper"), ("queen swarm x", "whole")],
+    [
+        ("", "type a move"),
+        ("A4", "DIE SLOT"),
+        ("2 R1 v4", "helper"),
+        ("queen swarm x", "whole"),
+        ("0 A4", "counted from 1"),
+        ("1 R0", "counted from 1"),
+    ],
 )
 def test_parse_errors(text: str, fragment: str) -> None:
     with pytest.raises(ValueError, match=fragment):
@@ -222,9 +236,10 @@ def test_rooms_are_chosen_by_their_own_number() -> None:
     choices = choices_for(s, seat)
     options = choices.options()
     rooms = [a["room"] for a in choices.legal if "room" in a]
-    assert [o.key for o in options if o.label.startswith("room")] == [str(r) for r in rooms]
+    # Room 1 is the action's room 0: players count from 1, as the browser does.
+    assert [o.key for o in options if o.label.startswith("room")] == [str(r + 1) for r in rooms]
     room = rooms[-1]
-    assert choices.pick(str(room)) == {"type": "choose", "room": room}
+    assert choices.pick(str(room + 1)) == {"type": "choose", "room": room}
 
 
 def test_the_compact_screen_leads_with_the_choice_and_your_board() -> None:
@@ -233,7 +248,7 @@ def test_the_compact_screen_leads_with_the_choice_and_your_board() -> None:
     lines = ANSI.sub("", renderer.render_compact(GAME.view(s, seat), seat)).splitlines()
     assert lines[0].startswith("Round 1, night — Waiting for you: ")
     assert "=<" not in lines[0], "the choice in words, not the action syntax"
-    assert lines[1].startswith(" 6 |") and "you: score" in lines[1]
+    assert lines[1].startswith(" 7 |") and "you: score" in lines[1]  # rows from 1
     dice = next(i for i, line in enumerate(lines) if line.startswith("your dice"))
     assert lines[dice + 1] == renderer.KEY and "worker" in renderer.KEY, "the key under the dice"
     assert len(lines) <= 20
