@@ -16,12 +16,14 @@ from tablehub.server.hub.admission import admit
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.tasks import TaskRunner
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.ops.loopwatch import LoopWatch
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.actor import TableActor
 from tablehub.server.tables.core import Act, Command, command_from_plain, command_to_plain
 from tablehub.server.tables.errors import TableError
+from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
 from tablehub.server.tables.thinking import Thinker
 
@@ -70,8 +72,12 @@ class Ownership:
     async def _give_up(self, table_id: str, epoch: int) -> None:
         """After a commit the store may or may not have kept (Redis unreachable), or a
         lost lease: release the lease if it is still ours, so whoever runs the table
-        next -- this process or another -- reloads it from the store first."""
-        await self.bus.release(table_id, epoch)
+        next -- this process or another -- reloads it from the store first.  With the
+        store out of reach the lease is no longer renewed and lapses by itself."""
+        try:
+            await self.bus.release(table_id, epoch)
+        except StoreUnavailable as err:
+            store_unreachable("giving a table's lease back", err)
 
     def lost_lease(self, table_id: str) -> None:
         live = self.directory.get(table_id)
@@ -79,22 +85,38 @@ class Ownership:
             live.actor.stop()
 
     async def try_own(self, live: LiveTable) -> bool:
-        """Take the table over if nobody owns it (its owner died, or it was idle)."""
+        """Take the table over if nobody owns it (its owner died, or it was idle).
+
+        A lease taken is never left without a running actor serving the table's inbox:
+        the store failing halfway gives it back (a lease kept alive by the renewal
+        thread with nothing behind it would wedge the table for every process)."""
         table_id = live.feed.table
         epoch = await self.bus.acquire(table_id)
         if epoch is None:
             return False
-        if live.actor is not None:  # won by a concurrent caller meanwhile
-            return True
-        record = await self.store.load(table_id)
-        if record is None:
-            await self.bus.release(table_id, epoch)
+        try:
+            record = await self.store.load(table_id)
+            done = await self.store.log_tail(table_id, REMEMBERED_CIDS) if record else []
+        except BaseException:
+            await self._give_up(table_id, epoch)
+            raise
+        if record is None:  # deleted meanwhile
+            await self._give_up(table_id, epoch)
             return False
+        if live.actor is not None:  # an older epoch's actor: its lease lapsed unnoticed
+            live.actor.lost = True
+            live.actor.stop()
         live.feed.reload(record)
         self.run(live, record, epoch)
-        assert live.actor is not None
-        live.actor.remember_cids(await self.store.log_tail(table_id, REMEMBERED_CIDS))
-        await self.bus.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
+        actor = live.actor
+        assert actor is not None
+        actor.remember_cids(done)
+        try:
+            await self.bus.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
+        except BaseException:
+            actor.lost = True  # nobody could reach it: let whoever comes next run it
+            actor.stop()
+            raise
         return True
 
     async def submit(self, table_id: str, command: Command) -> Any:

@@ -79,9 +79,13 @@ class LeaseKeeper:
         with self._lock:
             self._leases[table] = epoch
 
-    def drop(self, table: str) -> None:
+    def drop(self, table: str, epoch: int) -> bool:
+        """Stop renewing the table's lease of ``epoch``; whether it was held."""
         with self._lock:
-            self._leases.pop(table, None)
+            if self._leases.get(table) != epoch:
+                return False
+            del self._leases[table]
+            return True
 
     def held(self) -> dict[str, int]:
         with self._lock:

@@ -172,8 +172,8 @@ class RedisBus(Bus):
 
     @translated
     async def release(self, table: str, epoch: int) -> None:
-        self._leases.drop(table)
-        self.stop_serving(table)  # first: the store may be the one failing
+        if self._leases.drop(table, epoch):  # (not a newer epoch's lease and inbox)
+            self.stop_serving(table)  # first: the store may be the one failing
         await self._release_script(keys=[key(table, "lease")], args=[f"{self.process_id}:{epoch}"])
 
     def _lease_lost(self, table: str, epoch: int) -> None:

@@ -3,7 +3,9 @@ layout is described in ``redis.py``)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import os
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -42,9 +44,32 @@ def store_error(err: BaseException) -> StoreError:
 
 
 def _closed_connection(err: BaseException) -> bool:
-    """asyncio's (and uvloop's) ``RuntimeError`` for a write on a transport that was
-    closed under redis-py -- a connection to a master that just died."""
-    return isinstance(err, RuntimeError) and "closed" in str(err)
+    """A write on a connection torn down under redis-py -- to a master that just died
+    -- which surfaces as asyncio's (and uvloop's) ``RuntimeError`` ("closed"), or as a
+    ``TypeError``/``AttributeError`` about ``None`` raised inside redis-py or asyncio's
+    streams (redis-py issue 4287: the transport's internals are cleared when the peer
+    resets it)."""
+    if isinstance(err, RuntimeError):
+        return "closed" in str(err)
+    if isinstance(err, TypeError | AttributeError) and "NoneType" in str(err):
+        return _raised_in(err, _DRIVER_DIRS)
+    return False
+
+
+_DRIVER_DIRS = tuple(
+    os.path.dirname(module.__file__ or "") + os.sep for module in (redis_errors, asyncio)
+)
+"""Where a connection's own failures are raised: redis-py's package and asyncio's."""
+
+
+def _raised_in(err: BaseException, folders: tuple[str, ...]) -> bool:
+    """Whether the innermost frame of ``err``'s traceback is in one of ``folders``."""
+    tb = err.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(folders)
 
 
 def key(table: str, name: str) -> str:
@@ -117,7 +142,7 @@ def translated(
             raise  # asyncio's: an answer (a forwarded command's) that did not come in time
         except (redis_errors.RedisError, OSError) as err:
             raise store_error(err) from err
-        except RuntimeError as err:
+        except (RuntimeError, TypeError, AttributeError) as err:
             if not _closed_connection(err):
                 raise
             raise store_error(err) from err

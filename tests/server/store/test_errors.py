@@ -3,7 +3,11 @@ store out of reach (``unavailable``), never a server bug (``internal_error``).""
 
 from __future__ import annotations
 
+import asyncio.streams
+from typing import Any
+
 import pytest
+import redis.asyncio.connection
 import redis.exceptions
 
 from tablehub.server.store.redis_keys import store_error, translated
@@ -44,4 +48,37 @@ async def test_translated_calls_raise_the_stores_errors() -> None:
     with pytest.raises(StoreUnavailable):
         await closed()
     with pytest.raises(RuntimeError, match="a bug"):
+        await bug()
+
+
+def raised_in(module: Any, source: str) -> BaseException:
+    """The exception ``source`` raises, as if raised by code in ``module``'s file."""
+    namespace: dict[str, Any] = {}
+    exec(compile(f"def fail():\n    {source}\n", module.__file__, "exec"), namespace)
+    try:
+        namespace["fail"]()
+    except Exception as err:
+        return err
+    raise AssertionError("it did not fail")
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        (redis.asyncio.connection, "None.writelines([b'PING'])"),  # redis-py issue 4287
+        (asyncio.streams, "getattr(None, 'write_ready', None)()"),  # TypeError (3.12)
+    ],
+)
+def test_a_transport_torn_down_under_redis_py_is_the_store_out_of_reach(
+    module: Any, source: str
+) -> None:
+    assert isinstance(store_error(raised_in(module, source)), StoreUnavailable)
+
+
+async def test_the_same_errors_in_our_own_code_stay_bugs() -> None:
+    @translated
+    async def bug() -> None:
+        raise raised_in(__import__(__name__), "None.writelines([b'PING'])")
+
+    with pytest.raises(AttributeError):
         await bug()
