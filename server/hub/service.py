@@ -19,6 +19,7 @@ from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.lobby import Lobby, LobbySubscriber
 from tablehub.server.hub.mirror import Mirror
 from tablehub.server.hub.ownership import Ownership
+from tablehub.server.hub.replays import Replays
 from tablehub.server.hub.sweeper import Sweeper
 from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
@@ -83,6 +84,7 @@ class Hub:
             store, self.janitor, clock_ms, self.lobby.changed, self.refusing_tables
         )
         self.sweeper = Sweeper(self.bus, self.directory, self.ownership, self.mirror, clock_ms)
+        self.replays = Replays(store, self.directory.get)
         self._loops: list[asyncio.Task[None]] = []
         self.bus.lost_lease = self.ownership.lost_lease
 

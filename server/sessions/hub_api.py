@@ -34,7 +34,22 @@ class TableView(Protocol):
     def unsubscribe(self, sub: Subscriber) -> None: ...
 
 
+class ReplaySource(Protocol):
+    """Finished games and replays (``hub/replays.py``): who may see what is decided there."""
+
+    async def record(self, table_id: str) -> dict[str, Any]: ...
+
+    async def replay(
+        self, table_id: str, seat: int | None, first: int, held: int | None
+    ) -> dict[str, Any]: ...
+
+
 class HubApi(Protocol):
+    @property
+    def replays(self) -> ReplaySource:
+        """Game records and replays of stored tables."""
+        ...
+
     @property
     def shared(self) -> bool:
         """Whether other hub processes serve this hub's tables too (a shared store)."""

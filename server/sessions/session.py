@@ -505,6 +505,24 @@ class Session:
 
         self._later(msg["id"], resync)
 
+    def on_record(self, msg: Message) -> None:
+        async def recorded() -> None:
+            self.reply(msg["id"], record=await self.hub.replays.record(msg["table"]))
+
+        self._later(msg["id"], recorded)
+
+    def on_replay(self, msg: Message) -> None:
+        """A table's views version by version (hub/replays.py says whose may be seen)."""
+        table = msg["table"]
+        seat = msg.get("seat")
+
+        async def replayed() -> None:
+            held = self.seats.get(table)
+            found = await self.hub.replays.replay(table, seat, msg.get("from", 0), held)
+            self.reply(msg["id"], **found)
+
+        self._later(msg["id"], replayed)
+
     def on_leave(self, msg: Message) -> None:
         table = msg["table"]
         self._unwatch(table)
@@ -634,5 +652,7 @@ HANDLERS: dict[str, Callable[[Session, Message], None]] = {
     "legal": Session.on_legal,
     "resync": Session.on_resync,
     "leave": Session.on_leave,
+    "record": Session.on_record,
+    "replay": Session.on_replay,
 }
 """The dispatch table: every client message type of protocol v1 and its handler."""

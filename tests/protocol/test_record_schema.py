@@ -1,4 +1,4 @@
-"""protocol/v1/record.json describes the game records the server builds, field for field
+"""protocol/v1/games/game_record.json describes the game records the server builds, field for field
 (tests/protocol/strict_schema.py), for every game."""
 
 from __future__ import annotations

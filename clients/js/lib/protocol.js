@@ -41,6 +41,7 @@ export async function loadProtocol(read) {
   const index = JSON.parse(utf8.decode(raw['index.json']));
   const files = new Set(Object.values(index.messages).map((m) => m.schema));
   files.add(index.table_view);
+  if (index.game_record) files.add(index.game_record);
   for (const refs of Object.values(index.games ?? {})) {
     for (const kind of GAME_SCHEMA_KINDS) files.add(refs[kind].split('#')[0]);
   }

@@ -141,5 +141,6 @@ async def test_list_tables_lines_are_as_documented(hub: Hub) -> None:
         "spectators",
         "options",
         "version",
+        "result",
     }
     assert line["version"] == 0 and line["status"] == "waiting"
