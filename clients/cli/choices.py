@@ -32,9 +32,14 @@ class Option:
 
 class Choices:
     def __init__(
-        self, legal: list[dict[str, Any]], steps: Callable[[dict[str, Any]], Steps]
+        self,
+        legal: list[dict[str, Any]],
+        steps: Callable[[dict[str, Any]], Steps],
+        summary: str | None = None,
     ) -> None:
         self.legal = legal
+        self.summary = summary
+        """The game's words for the whole list (9-tower: how many places, by level)."""
         self._paths = [steps(action) for action in legal]
         self.path: list[str] = []
         """Labels chosen so far."""

@@ -7,7 +7,10 @@ renderer that raises, is shown as indented JSON and moves are typed as JSON obje
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -17,6 +20,24 @@ News = list[tuple[int | None, str]]
 """What happened: (the seat that did it, or None for the table; a past-tense phrase)."""
 Steps = list[tuple[str | None, str]]
 """An action as a path of decisions: (what to type for it, or None = its number; label)."""
+
+
+@dataclass
+class Arranged:
+    """A game's order for the legal actions: best first, each labelled, summed up."""
+
+    actions: list[dict[str, Any]]
+    labels: list[str]
+    summary: str
+
+
+@dataclass
+class Aim:
+    """Choices narrowed by what the player typed (9-tower's ``at X Y``)."""
+
+    words: str
+    keeps: Callable[[dict[str, Any]], bool]
+
 
 GENERIC_HELP = """\
 This game has no text renderer yet: type a move as a JSON object, e.g.
@@ -75,15 +96,52 @@ class GameText:
                 return f"(the {self.game_id} renderer failed: {err!r})\n{generic_render(board)}"
         return generic_render(board)
 
-    def render_compact(self, board: Any, seat: int | None) -> str:
-        """The viewer's part first (card or choice, own board), the others condensed."""
+    def render_compact(
+        self,
+        board: Any,
+        seat: int | None,
+        fit: tuple[int, int] | None = None,
+        aim: tuple[str, dict[str, Any]] | None = None,
+    ) -> str:
+        """The viewer's part first (card or choice, own board), the others condensed;
+        ``fit`` (columns, rows) and ``aim`` (a choice's name and action, to show where
+        it goes) are passed to a hook that takes them."""
         hook = getattr(self.module, "render_compact", None)
         if hook is not None:
             try:
-                return str(hook(board, seat))
+                extra: dict[str, Any] = {}
+                takes = inspect.signature(hook).parameters
+                if "fit" in takes:
+                    extra["fit"] = fit
+                if "aim" in takes:
+                    extra["aim"] = aim
+                return str(hook(board, seat, **extra))
             except Exception:  # the full render (or its own fallback) still shows the table
                 pass
         return self.render(board, seat)
+
+    def arrange(self, legal: list[dict[str, Any]], board: Any, seat: int | None) -> Arranged | None:
+        """The game's order for a long list of choices (best first), their labels and
+        a line that sums them up; None: the list as the server gave it."""
+        hook = getattr(self.module, "arrange_choices", None)
+        if hook is None or not legal:
+            return None
+        try:
+            actions, labels, summary = hook(legal, board, seat)
+        except Exception:  # the server's order still offers every action
+            return None
+        return Arranged(list(actions), [str(label) for label in labels], str(summary))
+
+    def aim(self, text: str, board: Any, seat: int | None) -> Aim | None:
+        """A typed aim (9-tower: ``at X Y``): its words and which actions it keeps."""
+        hook = getattr(self.module, "aim_at", None)
+        if hook is None:
+            return None
+        try:
+            found = hook(text, board, seat)
+        except Exception:  # not an aim: read as a move
+            return None
+        return None if found is None else Aim(str(found[0]), found[1])
 
     def news(self, old: Any, new: Any, events: list[dict[str, Any]]) -> News:
         """What each seat did between two boards (with the game events in between)."""

@@ -26,29 +26,33 @@ per turn.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, TextIO
 
 from tablehub.clients.cli.choices import Choices
 from tablehub.clients.cli.connection import ServerError
 from tablehub.clients.cli.errors import EXIT_OK, CliError
-from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.gametext import Aim, GameText
 from tablehub.clients.cli.howto import fetch_howtos
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
+from tablehub.clients.cli.rows import Unbroken, rows_of
 from tablehub.clients.cli.screen import Screen, compose, names_list, seat_name
 from tablehub.clients.cli.staged import StagedChoices
-from tablehub.clients.cli.terminal import Terminal, rows_of
+from tablehub.clients.cli.terminal import Terminal
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.clients.cli.turns import TurnTracker, first_of, is_my_turn, now_ms
 
 PAGE = 10
+COMPACT_PAGE = 5
 MIN_PAGE = 3
 NEWS_LINES = 4
 TIMED_OUT = "⏰ out of time: the server played for you"
 
 COMMANDS_HELP = """\
 commands:  N      take choice N               back   undo the last choice
-           more   next page of choices        legal  the first choice again
+           more   the next choices            legal  every choice again
+           see N  draw choice N on your board (9-tower: it shows as ##)
            board  the whole table, page by page (Enter: back to your view)
            help   this text                   quit   leave (your seat stays)
            or type a move in the game's syntax (below), or a JSON action object"""
@@ -82,7 +86,13 @@ class InteractivePlayer:
         self.news: dict[int | None, str] = {}
         """The last thing each other seat (None: the table) did, oldest first."""
         self.page = 0
+        """The first choice shown (``more`` moves it on by the number shown)."""
+        self._shown = 0
         self.choices: Choices | StagedChoices = Choices([], self.steps)
+        self._listed: list[dict[str, Any]] = []
+        """The legal list the choices were made from."""
+        self.aimed: str | None = None
+        """The choice drawn on the board (``see N``; None: the first shown)."""
         self.paging: tuple[str, int] | None = None
         """Paging through the whole table or the help: (``board`` / ``help``, first line)."""
         self._page_lines = 0
@@ -151,12 +161,26 @@ class InteractivePlayer:
         if prepared is not None:
             if prepared is not self.choices:
                 self.choices, self.page = prepared, 0
-        elif (
-            isinstance(self.choices, StagedChoices) or self.tracker.legal is not self.choices.legal
-        ):
-            self.choices = Choices(self.tracker.legal, self.steps)
+        elif isinstance(self.choices, StagedChoices) or self.tracker.legal != self._listed:
+            self.choices = self.choices_for(self.tracker.legal)
             self.page = 0
+        else:  # the same turn fetched again (another seat moved): keep the page shown
+            self._listed = self.tracker.legal
         self.draw()
+
+    def choices_for(self, legal: list[dict[str, Any]], aim: Aim | None = None) -> Choices:
+        """The turn's choices: in the game's order (best first) where it gives one,
+        only those ``aim`` keeps when the player aimed."""
+        self._listed = legal
+        self.aimed = None
+        arranged = self.text.arrange(legal, self.view.get("board"), self.link.seat)
+        if arranged is None:
+            kept = [a for a in legal if aim is None or aim.keeps(a)]
+            return Choices(kept, self.steps, aim.words if aim else None)
+        labels = {id(a): label for a, label in zip(arranged.actions, arranged.labels, strict=True)}
+        kept = [a for a in arranged.actions if aim is None or aim.keeps(a)]
+        summary = aim.words if aim else arranged.summary
+        return Choices(kept, lambda action: [(None, labels[id(action)])], summary)
 
     def _check_deadline(self, view: dict[str, Any]) -> None:
         """Say so when the deadline moved for us: our turn ended without our move.
@@ -190,7 +214,9 @@ class InteractivePlayer:
 
     # -- drawing -----------------------------------------------------------------------------
 
-    def screen(self, compact: bool) -> Screen:
+    def screen(
+        self, compact: bool, fit: tuple[int, int] | None = None, aim: bool = False
+    ) -> Screen:
         mirror = self.link.mirror
         game = str(self.view.get("game", ""))
         return compose(
@@ -203,7 +229,23 @@ class InteractivePlayer:
             banner=self.banner,
             now_ms=now_ms(),
             compact=compact,
+            fit=fit,
+            aim=self._aim() if aim else None,
         )
+
+    def _aim(self) -> tuple[str, dict[str, Any]] | None:
+        """The choice to draw on the board: the one named by ``see N``, else the
+        first shown (when it is a whole action)."""
+        if not self.tracker.is_ready() or isinstance(self.choices, StagedChoices):
+            return None
+        options = self.choices.options()
+        if self.aimed is not None:
+            named = [o for o in options if o.key == self.aimed]
+        else:
+            named = options[self.page : self.page + 1]
+        if not named or len(named[0].actions) != 1:
+            return None
+        return named[0].key, named[0].actions[0]
 
     def draw(self, prompt: str | None = None) -> None:
         prompt = self.prompt() if prompt is None else prompt
@@ -214,15 +256,22 @@ class InteractivePlayer:
         screen = self.screen(compact=False)
         footer = ["", *news, *self.messages, *self._turn_lines(PAGE)]
         if not self.terminal.fits(screen, footer):
-            # A small window: the compact screen, and a footer that leaves it room.
-            screen = self.screen(compact=True)
+            # A small window: the compact screen, fitted to what the footer leaves --
+            # a line per other seat's last move, the messages and COMPACT_PAGE choices
+            # (fewer, down to MIN_PAGE, when the board cannot be made smaller).
             width, height = self.terminal.size
-            room = height - 1 - sum(rows_of(line, width) for line in screen.lines)
-            said = sum(rows_of(line, width) for line in self.messages)
-            if room < sum(rows_of(line, width) for line in news) + said + MIN_PAGE + 1:
+
+            def rows(lines: list[str]) -> int:
+                return sum(rows_of(line, width) for line in lines)
+
+            said = rows([*news, *self.messages])
+            turn = rows(self._turn_lines(COMPACT_PAGE, hint=False))
+            screen = self.screen(compact=True, fit=(width, height - 1 - said - turn), aim=True)
+            room = height - 1 - rows(screen.lines)
+            if room < said + MIN_PAGE + 1:  # a board that does not shrink: older news go
                 news = news[-1:]
-            said += sum(rows_of(line, width) for line in news)
-            page = max(MIN_PAGE, min(PAGE, room - said - 1))
+                said = rows([*news, *self.messages])
+            page = max(MIN_PAGE, min(PAGE, room - said - (turn - COMPACT_PAGE)))
             footer = [*news, *self.messages, *self._turn_lines(page, hint=False)]
         self.terminal.show(screen, footer, prompt)
 
@@ -242,11 +291,18 @@ class InteractivePlayer:
             start = 0
         name = "the whole table" if what == "board" else "help"
         hint = f"({name} — '{what}' again: the next part; Enter: back to your view)"
+        screen = Screen([title, *lines[start:]])
+        if not self.terminal.fits(screen, [*notes, hint]):
+            self._page_lines = self.terminal.show(
+                screen,
+                [*notes, hint],
+                prompt,
+                cut_note=f"… ({{hidden}} more lines: '{what}' again for the next part)",
+            )
+            return
+        more = f"'{what}' again: from the start; " if start else ""
         self._page_lines = self.terminal.show(
-            Screen([title, *lines[start:]]),
-            [*notes, hint],
-            prompt,
-            cut_note=f"… ({{hidden}} more lines: '{what}' again for the next part)",
+            screen, [*notes, f"({name} — the end; {more}Enter: back to your view)"], prompt
         )
 
     def _turn_lines(self, page_size: int, hint: bool = True) -> list[str]:
@@ -264,11 +320,17 @@ class InteractivePlayer:
         options = self.choices.options()
         if not options:
             return ["your turn: type a move (help shows the syntax)"]
-        pages = (len(options) + page_size - 1) // page_size
-        self.page %= pages
-        start = self.page * page_size
-        paging = f", page {self.page + 1}/{pages}" if pages > 1 else ""
-        if not self.choices.grouped:
+        if self.page >= len(options):
+            self.page = 0  # past the last: from the first again
+        start = self.page
+        self._shown = min(page_size, len(options) - start)
+        paging = ""
+        if self._shown < len(options):
+            paging = f" ({start + 1}–{start + self._shown} shown, 'more': the next)"
+        summary = self.choices.summary if isinstance(self.choices, Choices) else None
+        if summary is not None and not self.choices.path:
+            lines = [f"your turn — {summary}{paging}:"]
+        elif not self.choices.grouped:
             lines = [f"your turn — {len(legal)} legal moves{paging}:"]
         elif self.choices.path:
             tail = f": choose one of {len(options)}{paging}"
@@ -281,7 +343,7 @@ class InteractivePlayer:
             lines = [f"your turn — choose one of {len(options)}{paging}:"]
         for option in options[start : start + page_size]:
             lines.append(f"  {option.key:>3}. {option.label}")
-        more = ", 'more'" if pages > 1 else ""
+        more = ", 'more'" if paging else ""
         back = ", 'back'" if self.choices.path else ""
         if hint:
             lines.append(f"type a number, a move{more}{back}, 'help' or 'quit'")
@@ -334,13 +396,32 @@ class InteractivePlayer:
         if word in ("q", "quit", "exit"):
             return self.quit()
         if word in ("m", "more", "n", "next"):
-            self.page += 1
+            self.page += max(1, self._shown)
+            self.aimed = None
             self.messages = []
             return None
         if word in ("l", "legal", "moves"):
             self.page = 0
+            if isinstance(self.choices, Choices) and self.tracker.is_ready():
+                self.choices = self.choices_for(self.tracker.legal)
             self.choices.reset()
             self.messages = []
+            return None
+        seen = re.fullmatch(r"(?:see|show) (\w+)", word)
+        if seen is not None and isinstance(self.choices, Choices):
+            keys = [o.key for o in self.choices.options()]
+            if seen.group(1) in keys:
+                self.aimed = seen.group(1)
+                self.messages = [f"choice {self.aimed} is drawn ## on your board"]
+            else:
+                self.messages = [f"there is no choice {seen.group(1)}"]
+            return None
+        aim = self.text.aim(cmd, self.view.get("board"), self.link.seat)
+        if aim is not None and self.tracker.is_ready():
+            self.choices = self.choices_for(self.tracker.legal, aim)
+            self.page = 0
+            found = len(self.choices.legal)
+            self.messages = [] if found else [f"none: {aim.words} ('legal': every choice)"]
             return None
         if word == "back":
             self.page = 0
@@ -450,9 +531,10 @@ async def run_play(
             banner.extend(
                 [
                     f"  ★ new table: {table}  ({fields['game']}, {fields['seats']} seats)",
-                    f"  others join with:  tablehub play --name THEIR_NAME --table {table} "
-                    f"--url {req.url}",
-                    f"  spectators watch:  tablehub watch {table} --url {req.url}",
+                    "  others join with:",
+                    Unbroken(f"tablehub play --name THEIR_NAME --table {table} --url {req.url}"),
+                    "  spectators watch with:",
+                    Unbroken(f"tablehub watch {table} --url {req.url}"),
                 ]
             )
             terminal.say("\n".join(banner))

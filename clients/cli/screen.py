@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.rows import rows_of
 
 RULE = "─" * 60
 LISTED = 10
@@ -209,9 +210,13 @@ def compose(
     banner: Sequence[str] = (),
     now_ms: int = 0,
     compact: bool = False,
+    fit: tuple[int, int] | None = None,
+    aim: tuple[str, dict[str, Any]] | None = None,
 ) -> Screen:
     """The whole screen for ``seat`` (None = spectator); ``compact`` fits a small window:
-    the seats on one line and the game's compact board (the viewer's part first)."""
+    the seats on one line and the game's compact board (the viewer's part first), made
+    to fit ``fit`` (columns, rows) where the game can and showing where the choice
+    ``aim`` (its name and action) would go."""
     status = str(view.get("status", "?"))
     title = [game_name or str(view.get("game", "?")), f"table {view.get('table', '?')}", status]
     if status == "playing":
@@ -254,6 +259,12 @@ def compose(
     if not compact:
         lines.append(RULE)
     board = view.get("board")
-    shown = text.render_compact(board, seat) if compact else text.render(board, seat)
+    if compact:
+        room = None  # the board's part of ``fit``: what the lines above leave
+        if fit is not None:
+            room = (fit[0], fit[1] - sum(rows_of(line, fit[0]) for line in lines))
+        shown = text.render_compact(board, seat, room, aim)
+    else:
+        shown = text.render(board, seat)
     lines.extend(shown.splitlines())
     return Screen(lines, deadline_row, deadline_short=compact, deadline_tail=tail)

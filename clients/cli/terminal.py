@@ -4,7 +4,9 @@ On a terminal the game runs on the alternate screen (like a pager or an editor):
 screen is drawn over the previous one from the top-left corner, so updates never
 pile up in the scrollback, and the normal screen comes back when the program ends.
 A screen taller than the window is cut at its end (the screens put what matters
-first); the footer (messages, choices) and the prompt are always shown.  The deadline
+first); the footer (messages, choices) and the prompt are always shown.  Lines wider
+than the window are broken between words (``wrap``), never inside one; a command to
+copy (:class:`Unbroken`) is left whole for the terminal to fold, so it copies as one.  The deadline
 line is rewritten in place each second without touching the prompt or what is being
 typed there.  On a pipe or file every screen is appended in full, followed by a rule,
 so logs stay readable.  Colours (ANSI SGR) are kept only on a terminal and when
@@ -14,13 +16,12 @@ so logs stay readable.  Colours (ANSI SGR) are kept only on a terminal and when
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from typing import TextIO
 
+from tablehub.clients.cli.rows import rows_of, strip_colours, wrap
 from tablehub.clients.cli.screen import RULE, Screen
 
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
 ALT_SCREEN_ON = "\x1b[?1049h"
 ALT_SCREEN_OFF = "\x1b[?1049l"
 HOME = "\x1b[H"
@@ -28,13 +29,21 @@ CLEAR_LINE = "\x1b[K"
 CLEAR_BELOW = "\x1b[J"
 
 
-def strip_colours(text: str) -> str:
-    return _SGR.sub("", text)
+class _Continued(str):
+    """A row that goes on a line broken by ``wrap`` (not a line of its own)."""
 
 
-def rows_of(line: str, width: int) -> int:
-    """How many rows of a ``width``-column window a line takes (it wraps)."""
-    return max(1, -(-len(strip_colours(line)) // max(width, 1)))
+def _rows(lines: list[str], width: int, mark: int | None) -> tuple[list[str], int | None]:
+    """Lines as window rows (``wrap``), and where line ``mark`` starts among them."""
+    rows: list[str] = []
+    at = None
+    for i, line in enumerate(lines):
+        if i == mark:
+            at = len(rows)
+        first, *rest = wrap(line, width)
+        rows.append(first)
+        rows.extend(_Continued(row) for row in rest)
+    return rows, at
 
 
 class Terminal:
@@ -79,6 +88,8 @@ class Terminal:
         deadline_row = screen.deadline_row
         if self.tty:
             width, height = self.size
+            lines, deadline_row = _rows(lines, width, deadline_row)
+            footer, _ = _rows(footer, width, None)
             room = height - 1 - sum(rows_of(line, width) for line in footer)
             if sum(rows_of(line, width) for line in lines) > room:
                 kept: list[str] = []
@@ -88,8 +99,10 @@ class Terminal:
                     if used > room:
                         break
                     kept.append(line)
-                hidden = len(lines) - len(kept)
-                shown = len(kept)
+                while kept and isinstance(lines[len(kept)], _Continued):
+                    kept.pop()  # a line is shown whole or not at all
+                shown = sum(1 for row in kept if not isinstance(row, _Continued))
+                hidden = sum(1 for row in lines if not isinstance(row, _Continued)) - shown
                 lines = [*kept, cut_note.format(hidden=hidden)]
                 if deadline_row is not None and deadline_row >= len(kept):
                     deadline_row = None
@@ -128,7 +141,8 @@ class Terminal:
         up, screen = self._deadline_up, self._deadline_screen
         if not self.tty or up is None or screen is None or up >= self.size.lines:
             return
-        text = self._clean(screen.deadline_line(deadline_ms, now_ms))
+        line = screen.deadline_line(deadline_ms, now_ms)
+        text = self._clean(wrap(line, self.size.columns)[0])  # the countdown leads its line
         self.out.write(f"\x1b7\x1b[{up}F\x1b[2K{text}\x1b8")
         self.out.flush()
 

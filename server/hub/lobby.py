@@ -9,8 +9,12 @@ from typing import Any, Protocol
 from tablehub.protocol import Frames
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.store.base import Store
+from tablehub.server.tables.record import TableStatus
 
 LOBBY_LIMIT = 200
+FINISHED_PER_GAME = 10
+"""Finished games the lobby lists per game, the newest (each line carries its result;
+the stores keep more for replays: store/retention.py)."""
 
 
 class LobbySubscriber(Protocol):
@@ -61,14 +65,20 @@ class Lobby:
             sub.deliver_lobby(frames)
 
     async def tables(self, game_id: str | None = None) -> list[dict[str, Any]]:
-        """The lobby lines, most recently updated first: stored tables, with presence
-        from this process's feeds where the table is served here."""
+        """The lobby lines, most recently updated first -- but games whose players all
+        left last: stored tables, with presence from this process's feeds where the
+        table is served here."""
         records = await self.store.tables()
         records.sort(key=lambda r: r.updated_ms, reverse=True)
         out = []
+        finished: dict[str, int] = {}
         for record in records:
             if game_id is not None and record.game != game_id:
                 continue
+            if record.status is TableStatus.FINISHED:
+                finished[record.game] = finished.get(record.game, 0) + 1
+                if finished[record.game] > FINISHED_PER_GAME:
+                    continue
             live = self.lookup(record.table)
             summary = (live.record if live else record).summary()
             if live is not None:
@@ -80,6 +90,14 @@ class Lobby:
                 for seat in summary["seats"]:
                     seat["connected"] = seat["bot"]
             out.append(summary)
-            if len(out) >= LOBBY_LIMIT:
-                break
-        return out
+        # A game whose people have all left (bots may play on) is not one to join or
+        # watch: such tables come after every other, still listed for a way back in.
+        out.sort(key=_left_by_its_players)
+        return out[:LOBBY_LIMIT]
+
+
+def _left_by_its_players(line: dict[str, Any]) -> bool:
+    seats = line["seats"]
+    people = [seat for seat in seats if seat["name"] and not seat["bot"]]
+    left = bool(people) and not any(seat["connected"] for seat in people)
+    return line["status"] == "playing" and left

@@ -79,8 +79,8 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
     try:
         created = await screen.wait_for(re.compile(r"new table: (\w+)"), 0)
         table = created.group(1)
-        joining = f"others join with:  tablehub play --name THEIR_NAME --table {table}"
-        await screen.wait_for(re.compile(joining), 0)
+        joining = f"others join with:\r\ntablehub play --name THEIR_NAME --table {table} --url "
+        await screen.wait_for(re.compile(joining), 0)  # the command whole, on a line of its own
 
         prompt = await screen.wait_for(PROMPT, 0)
         assert prompt.group(1) == "1"
@@ -89,16 +89,16 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
         # the countdown is rewritten in place: save cursor, up N lines, clear, restore
         await screen.wait_for(re.compile(r"\x1b7\x1b\[\d+F\x1b\[2Kdeadline: (10:00|9:5\d) left"), 0)
         screen.type("help")
-        await screen.wait_for(re.compile(r"more   next page of choices"), prompt.end())
+        await screen.wait_for(re.compile(r"more   the next choices"), prompt.end())
         syntax = await screen.wait_for(re.compile(r"X Y R"), prompt.end())  # 9-tower's
         turn_one = (await screen.wait_for(PROMPT, syntax.end())).end()
         screen.type("1")
 
         prompt = await screen.wait_for(re.compile(r"\(turn 2, v\d+\) your move> "), turn_one)
-        page = await screen.wait_for(re.compile(r"legal moves, page 1/(\d+)"), turn_one)
-        assert int(page.group(1)) > 1
+        page = await screen.wait_for(re.compile(r"\(1–(\d+) shown, 'more'"), turn_one)
         screen.type("more")
-        mark = await screen.wait_for(re.compile(r"page 2/"), prompt.end())
+        shown = int(page.group(1))
+        mark = await screen.wait_for(re.compile(rf"\({shown + 1}–\d+ shown"), prompt.end())
         screen.type("500 500 0")
         await screen.wait_for(re.compile(r"✗ refused: \S+"), mark.end())
         screen.type("1")

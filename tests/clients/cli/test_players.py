@@ -21,7 +21,7 @@ from tablehub.clients.cli.errors import CliError
 from tablehub.clients.cli.lines import QueueLines
 from tablehub.clients.cli.link import SeatRequest
 from tablehub.clients.cli.play import run_play
-from tablehub.clients.cli.terminal import rows_of
+from tablehub.clients.cli.rows import rows_of
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.server.config import Limits
 from tablehub.server.runner import hub_config
@@ -190,7 +190,7 @@ async def test_a_9_tower_game_in_80x24_keeps_your_board_the_card_and_the_prompt(
         assert sum(rows_of(row, 80) for row in rows) <= 24, rows
         shown = "\n".join(rows)
         assert "round 12/20 · card " in shown, "the card"
-        assert re.search(r"seat 0: \d+ points?, 11 tiles \(you", shown), "your board"
+        assert re.search(r"you: \d+ points?, 11 tiles", shown), "your board"
         assert re.search(r"^\s*-?\d+ +\S", shown, re.MULTILINE), "its rows"
         assert "· bot 2 placed the " in shown, "what the other seat just did"
         assert rows[-1].startswith("(turn 12, v") and "your move>" in rows[-1]
