@@ -16,6 +16,8 @@ the audience's own views, version by version, as the feed computed them.
 
 from __future__ import annotations
 
+import asyncio
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -30,12 +32,15 @@ from tablehub.server.tables.viewdiff import diff, view_hash
 
 REPLAY_PAGE = 100
 """Versions one ``replay`` reply carries at most; a client asks again from where it ends."""
+CACHED_RECORDS = 16
+"""Records of finished games kept built (a finished game never changes)."""
 
 
 class Replays:
     def __init__(self, store: Store, lookup: Callable[[str], LiveTable | None]) -> None:
         self.store = store
         self.lookup = lookup
+        self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     async def _table(self, table_id: str) -> TableRecord:
         live = self.lookup(table_id)
@@ -61,7 +66,15 @@ class Replays:
                 "this game is not over yet: its record, which tells every hidden card, "
                 "is given once it is",
             )
-        return build(current, await self._log(current))
+        cached = self._records.get(table_id)
+        if cached is None:
+            # pure and CPU-bound (a long 4-seat termite game: ~1 s): off the event loop
+            cached = await asyncio.to_thread(build, current, await self._log(current))
+            self._records[table_id] = cached
+            while len(self._records) > CACHED_RECORDS:
+                self._records.popitem(last=False)
+        self._records.move_to_end(table_id)
+        return cached
 
     async def replay(
         self, table_id: str, seat: int | None, first: int, held: int | None
@@ -87,41 +100,48 @@ class Replays:
                     "this table shows its spectators the game late: its replay opens when "
                     "the game is over",
                 )
-        newest = current.version
-        first = max(0, min(first, newest))
-        last = min(newest, first + REPLAY_PAGE)
-        game = get_game(current.game)
-        assert game is not None
         log = await self._log(current)
-        start: dict[str, Any] = {}
-        moves: list[dict[str, Any]] = []
-        previous: dict[str, Any] = {}
-        for step in steps(initial(current), log[:last]):
-            if step.version < first:
-                continue
-            view = table_view(game, step.record, seat, step.status)
-            if step.version == first:
-                start = {"version": first, "view": view, "hash": view_hash(view)}
-            else:
-                assert step.entry is not None
-                move = {
-                    "version": step.version,
-                    "ops": diff(previous, view),
-                    "hash": view_hash(view),
-                    "events": step.events,
-                    "kind": step.entry["k"],
-                    "seat": step.entry["seat"],
-                }
-                if step.entry["k"] == "act":
-                    move["by"] = step.entry.get("by", "player")
-                moves.append(move)
-            previous = view
+        found = await asyncio.to_thread(_page, current, log, seat, first)
         return {
             "table": current.table,
             "game": current.game,
             "seat": seat,
             "status": str(current.status),
-            "newest": newest,
-            "start": start,
-            "moves": moves,
+            "newest": current.version,
+            **found,
         }
+
+
+def _page(
+    current: TableRecord, log: list[LogEntry], seat: int | None, first: int
+) -> dict[str, Any]:
+    """``seat``'s view at ``first`` and the moves after it (REPLAY_PAGE at most)."""
+    newest = current.version
+    first = max(0, min(first, newest))
+    last = min(newest, first + REPLAY_PAGE)
+    game = get_game(current.game)
+    assert game is not None
+    start: dict[str, Any] = {}
+    moves: list[dict[str, Any]] = []
+    previous: dict[str, Any] = {}
+    for step in steps(initial(current), log[:last]):
+        if step.version < first:
+            continue
+        view = table_view(game, step.record, seat, step.status)
+        if step.version == first:
+            start = {"version": first, "view": view, "hash": view_hash(view)}
+        else:
+            assert step.entry is not None
+            move = {
+                "version": step.version,
+                "ops": diff(previous, view),
+                "hash": view_hash(view),
+                "events": step.events,
+                "kind": step.entry["k"],
+                "seat": step.entry["seat"],
+            }
+            if step.entry["k"] == "act":
+                move["by"] = step.entry.get("by", "player")
+            moves.append(move)
+        previous = view
+    return {"start": start, "moves": moves}

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections import OrderedDict
 
 import msgpack
 
+from tablehub.server.store import retention
 from tablehub.server.store.base import Store, StoreError, VersionConflict
 from tablehub.server.store.bus import Bus
-from tablehub.server.tables.record import LogEntry, TableRecord, record_at
+from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus, record_at
 
 HISTORY_VERSIONS = 256
 """How far back a reconnecting client still gets one catch-up patch (else a snapshot)."""
@@ -23,8 +25,13 @@ HISTORY_VERSIONS = 256
 class MemoryStore(Store):
     url = "memory://"
 
-    def __init__(self) -> None:
+    def __init__(self, keep_finished: int | None = None) -> None:
         self.bus = Bus()
+        self.keep_finished = retention.finished_games() if keep_finished is None else keep_finished
+        """Finished games kept for replays (``store/retention.py``), the newest."""
+        self._finished: OrderedDict[str, TableRecord] = OrderedDict()
+        """The last ``keep_finished`` finished tables, oldest first: their records, logs
+        and first records stay after the table itself is forgotten (``delete``)."""
         self._records: dict[str, TableRecord] = {}
         self._created: dict[str, TableRecord] = {}
         self._logs: dict[str, list[bytes]] = {}
@@ -41,7 +48,7 @@ class MemoryStore(Store):
         self._logs[record.table] = []
 
     async def load(self, table: str) -> TableRecord | None:
-        record = self._records.get(table)
+        record = self._records.get(table) or self._finished.get(table)
         return None if record is None else dataclasses.replace(record)
 
     def commit(
@@ -55,6 +62,8 @@ class MemoryStore(Store):
         ):
             self._records[record.table] = dataclasses.replace(record)
             self._logs[record.table].append(msgpack.packb(entry, use_bin_type=True))
+            if record.status is TableStatus.FINISHED:
+                self._keep_finished(self._records[record.table])
             return self._stored()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if current is None:
@@ -66,6 +75,15 @@ class MemoryStore(Store):
                 )
             )
         return future
+
+    def _keep_finished(self, record: TableRecord) -> None:
+        self._finished[record.table] = record
+        self._finished.move_to_end(record.table)
+        while len(self._finished) > self.keep_finished:
+            old, _ = self._finished.popitem(last=False)
+            if old not in self._records:
+                self._created.pop(old, None)
+                self._logs.pop(old, None)
 
     def _stored(self) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
@@ -87,12 +105,14 @@ class MemoryStore(Store):
         return [msgpack.unpackb(packed, raw=False) for packed in self._logs.get(table, [])]
 
     async def tables(self) -> list[TableRecord]:
-        return list(self._records.values())
+        kept = [r for t, r in self._finished.items() if t not in self._records]
+        return [*self._records.values(), *kept]
 
     async def delete(self, table: str) -> None:
         record = self._records.pop(table, None)
-        self._created.pop(table, None)
-        self._logs.pop(table, None)
+        if table not in self._finished:  # a finished game stays for its replays
+            self._created.pop(table, None)
+            self._logs.pop(table, None)
         if record is not None and record.create_key is not None:
             name = (record.game, record.create_key)
             if self._keys.get(name) == table:

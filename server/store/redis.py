@@ -49,6 +49,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
 from tablehub.server import metrics
+from tablehub.server.store import retention
 from tablehub.server.store.base import Store, StoreError, VersionConflict
 from tablehub.server.store.redis_bus import REPLICA_WAIT_MS, RedisBus
 from tablehub.server.store.redis_keys import (
@@ -151,6 +152,8 @@ class RedisStore(Store):
         self._flush_scheduled = False
         self._connecting: asyncio.Future[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.keep_finished_s = retention.finished_seconds()
+        """How long a finished game's keys live (``store/retention.py``)."""
 
     def _connect(self, address: str) -> Any:
         # redis-py's annotations mix bytes/str/Awaitable unions; replies are bytes here.
@@ -273,6 +276,9 @@ class RedisStore(Store):
             index_ops.append(("ZADD", self._index("deadlines", t), record.deadline, t))
         else:
             index_ops.append(("ZREM", self._index("deadlines", t), t))
+        if str(record.status) == "finished":
+            listing = self._index("tables", t)
+            index_ops += retention.finished_ops(t, listing, record.updated_ms, self.keep_finished_s)
         loop = asyncio.get_running_loop()
         commit = Commit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
         self._batch.append(commit)

@@ -25,7 +25,8 @@ from tests.conftest import RunningHub
 
 async def test_idle_and_finished_tables_are_unloaded_then_forgotten() -> None:
     now = [1_000_000]
-    hub = Hub(MemoryStore(), clock_ms=lambda: now[0])
+    # keeping no finished games for replays (tests/server/store/test_retention.py keeps some)
+    hub = Hub(MemoryStore(keep_finished=0), clock_ms=lambda: now[0])
     await hub.start()
     try:
         idle = await hub.create_table("nmbr9", 2, {})

@@ -1,0 +1,109 @@
+"""Keeping finished games (server/store/retention.py): the memory store keeps the last N
+finished games after the tables themselves are forgotten; a Redis store keeps a finished
+game's keys for the retention time (set on the commit that finishes it), one snapshot,
+and drops listing entries older than the retention.  Games are played through the real
+table core and committed to the real store."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from tablehub.server.games import get_game
+from tablehub.server.store import Store, open_store
+from tablehub.server.store.memory import MemoryStore
+from tablehub.server.store.redis import RedisStore
+from tablehub.server.tables.core import AddBot, BotMove, Table, handle
+from tablehub.server.tables.gamerecord import build, verify
+from tablehub.server.tables.record import Seat, TableRecord, TableStatus
+
+
+async def finish(store: Store, game_id: str = "brix", seed: int = 1) -> TableRecord:
+    """A table of bots played to its end, every commit stored; its final record."""
+    game = get_game(game_id)
+    assert game is not None
+    options = game.validate_options({})
+    now = int(time.time() * 1000)
+    record = TableRecord(
+        table=f"keep-{secrets.token_hex(4)}",
+        game=game_id,
+        options=options,
+        turn_ms=None,
+        seed=seed,
+        seats=[Seat() for _ in range(2)],
+        state=game.setup(options, 2, seed),
+        created_ms=now,
+        updated_ms=now,
+    )
+    await store.create(record)
+    table = Table.of(record)
+    commands: list[Any] = [AddBot(0, None), AddBot(1, None)]
+    while table.record.status is not TableStatus.FINISHED:
+        command = commands.pop(0) if commands else BotMove(table.status["to_act"][0], None)
+        for commit in handle(table, command, now).commits:
+            await store.commit(commit.record, commit.entry, table.record.version)
+            table = commit.table
+    return table.record
+
+
+async def test_memory_keeps_the_last_n_finished_games_after_they_are_forgotten() -> None:
+    store = MemoryStore(keep_finished=2)
+    await store.start()
+    finished = [await finish(store, seed=seed) for seed in (1, 2, 3)]
+    for record in finished:
+        await store.delete(record.table)  # the janitor forgets finished tables
+    assert await store.load(finished[0].table) is None
+    assert await store.log(finished[0].table) == []
+    listed = {r.table for r in await store.tables()}
+    assert listed == {finished[1].table, finished[2].table}
+    for record in finished[1:]:
+        loaded = await store.load(record.table)
+        assert loaded is not None and loaded.status is TableStatus.FINISHED
+        assert loaded.result == record.result and loaded.result is not None
+        doc = build(loaded, await store.log(record.table))
+        assert verify(doc) == record.version
+    await store.close()
+
+
+async def test_memory_keeping_nothing_forgets_finished_games_with_their_tables() -> None:
+    store = MemoryStore(keep_finished=0)
+    await store.start()
+    record = await finish(store)
+    await store.delete(record.table)
+    assert await store.load(record.table) is None and await store.log(record.table) == []
+    await store.close()
+
+
+async def test_redis_keeps_a_finished_game_for_the_retention_with_one_snapshot(
+    redis_url: str,
+) -> None:
+    store = open_store(redis_url)
+    assert isinstance(store, RedisStore)
+    store.keep_finished_s = 3600
+    await store.start()
+    admin = aioredis.Redis.from_url(redis_url)
+    try:
+        stale = f"stale-{secrets.token_hex(4)}"
+        await admin.zadd("th:tables", {stale: 1000})  # a listing entry from long ago
+        playing = f"playing-{secrets.token_hex(4)}"
+        await admin.zadd("th:tables", {playing: int(time.time() * 1000)})
+        record = await finish(store)
+        t = record.table
+        for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
+            ttl = await admin.ttl(f"th:{{{t}}}:{name}")
+            assert 3000 < ttl <= 3600, (name, ttl)
+        assert await admin.llen(f"th:{{{t}}}:snaps") == 1
+        assert await admin.llen(f"th:{{{t}}}:log") == record.version
+        assert await admin.zscore("th:tables", stale) is None
+        assert await admin.zscore("th:tables", playing) is not None
+        loaded = await store.load(t)
+        assert loaded is not None and loaded.result == record.result
+        assert verify(build(loaded, await store.log(t))) == record.version
+        await admin.zrem("th:tables", playing)
+        await store.delete(t)
+    finally:
+        await admin.aclose()
+        await store.close()
