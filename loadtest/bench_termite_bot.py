@@ -1,7 +1,8 @@
 """Termite Towers bots: head-to-head figures and how games end (issue 14 item 5).
 
 Part 1 plays ``--games`` 2-player games of the bot (``termite.bot``) against the previous
-bot (``termite.bot_basic``), seats alternating, and prints wins, ties and mean scores.
+bot (``loadtest/termite_bot_basic.py``, a frozen copy), seats alternating, and prints
+wins, ties and mean scores.
 Part 2 plays ``--ends`` games of the bot against itself for each player count 1-4 and
 prints how they end (a wall with ``rows_to_end`` rows or the empty queen deck), the
 mean rounds and rows, and how often the bot used each rule over all those games (each
@@ -18,8 +19,9 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from tablehub.loadtest import termite_bot_basic as bot_basic
 from tablehub.server.games.base import Action, Event, State
-from tablehub.server.games.termite import GAME, bot, bot_basic, scoring
+from tablehub.server.games.termite import GAME, bot, scoring
 
 Bot = Callable[[State, int], Action]
 MAX_STEPS = 20000

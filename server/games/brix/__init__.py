@@ -22,6 +22,7 @@ Actions (all JSON objects):
 from __future__ import annotations
 
 from tablehub.server.games.base import Game
+from tablehub.server.games.brix import howto
 from tablehub.server.games.brix.bot import LEVELS, strong_action
 from tablehub.server.games.brix.engine import MOVES, OPTIONS, legal, setup, status
 from tablehub.server.games.brix.views import view
@@ -76,6 +77,7 @@ GAME = Game(
     default_bot_level="strong",
     options=OPTIONS,
     help=HELP,
+    howto=howto.SECTIONS,
     public_view=True,
 )
 

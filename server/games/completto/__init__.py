@@ -9,6 +9,7 @@ description, for tests and tools).
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
+from tablehub.server.games.completto import howto
 from tablehub.server.games.completto.bot import LEVELS, strong_action
 from tablehub.server.games.completto.engine import (
     MAX_ROUNDS,
@@ -68,6 +69,7 @@ GAME = Game(
         )
     },
     help=HELP,
+    howto=howto.SECTIONS,
     public_view=False,
 )
 

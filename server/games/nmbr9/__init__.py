@@ -10,6 +10,7 @@ placements).
 from __future__ import annotations
 
 from tablehub.server.games.base import Game, Option
+from tablehub.server.games.nmbr9 import howto
 from tablehub.server.games.nmbr9.bot import LEVELS, strong_action
 from tablehub.server.games.nmbr9.engine import (
     DEFAULT_MAX_PLAYERS,
@@ -74,6 +75,7 @@ GAME = Game(
         ),
     },
     help=HELP,
+    howto=howto.SECTIONS,
     restore=restore,
     public_view=True,
     max_players_with_options=max_players,

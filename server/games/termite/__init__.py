@@ -1,7 +1,7 @@
 """Termite Towers (白蟻之塔): rules in docs/games/termite.md.
 
-Modules: ``engine`` (status, legal actions, the move table), ``views``, ``bot`` (and
-``bot_basic``, the previous bot it is measured against), and the domain modules ``data``
+Modules: ``engine`` (status, legal actions, the move table), ``views``, ``bot`` (levels
+easy and strong), ``howto`` (how to play, for players), and the domain modules ``data``
 (the edition's cards, all [house]), ``board`` (shared queries), ``setup`` (setup, round
 start), ``day`` (dice placement, helper, bumping, queen cards), ``night`` (the night's
 task queue), ``gather`` (A, B, C, D, G, row bonus), ``build`` (E, F, the Tetris wall),
@@ -78,6 +78,10 @@ GAME = Game(
     view=views.view,
     status=engine.status,
     bot_action=bot.bot_action,
+    bots=bot.LEVELS,
+    # The deadline falls back on the strong level: it is fast (no full legal list), so
+    # it thinks on the event loop, as the game's only bot did before it had levels.
+    fast_bot_level="strong",
     seat_count=lambda state: int(state["seats"]),
     resigned=lambda state, seat: bool(state["players"][seat]["resigned"]),
     stepper=stages.step,

@@ -17,7 +17,7 @@ queen cards when ahead, since the empty queen deck ends the game.
 
 Values are in rough points of final score; ties go to the first candidate in the
 engine's fixed order.  ``loadtest/bench_termite_bot.py`` measures it against the previous
-bot (``bot_basic``, written for the earlier edition).
+bot (``loadtest/termite_bot_basic.py``, written for the earlier edition).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.server.games.base import Action, IllegalAction, State
+from tablehub.server.games.base import Action, BotLevel, IllegalAction, State
 from tablehub.server.games.termite import board, build, data, day, gather, night, scoring
 from tablehub.server.games.termite.engine import to_act
 
@@ -42,11 +42,21 @@ holes no piece fits could otherwise go on for ever (neutral dice never draw)."""
 
 
 def bot_action(state: State, seat: int) -> Action:
-    """A legal, sensible action for a seat that must act now."""
+    """A legal, sensible action for a seat that must act now (the strong level)."""
     if seat not in to_act(state):
         raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
     if state["phase"] == "day":
         return _day_action(state, seat)
+    return _night_action(state, seat)
+
+
+def easy_action(state: State, seat: int) -> Action:
+    """The easy level: the same plan, but each die goes where it is worth most as
+    rolled -- never a helper die, never a queen card played."""
+    if seat not in to_act(state):
+        raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
+    if state["phase"] == "day":
+        return _day_action(state, seat, planner=False)
     return _night_action(state, seat)
 
 
@@ -197,19 +207,20 @@ def _trade(seat: int) -> dict[str, Any]:
 # --- Day: where a die goes ---------------------------------------------------------------------
 
 
-def _day_action(state: State, seat: int) -> Action:
+def _day_action(state: State, seat: int, planner: bool = True) -> Action:
+    """The day's placement; ``planner`` adds queen cards and helper dice."""
     player = state["players"][seat]
     ctx = Context(state, seat)
     bumped = state["day"]["bumped"]
     if bumped is not None:
         options = day.place_options(state, seat, [bumped["die"]], helpers=False)
         return max(options, key=lambda a: _placement_value(ctx, a))
-    queen = _queen_play(ctx)
+    queen = _queen_play(ctx) if planner else None
     if queen is not None:
         return queen
     options = day.place_options(state, seat, board.unplaced(player), helpers=False)
     best = max(options, key=lambda a: _placement_value(ctx, a))
-    helper = _helper_play(ctx)
+    helper = _helper_play(ctx) if planner else None
     return helper if helper is not None else best
 
 
@@ -617,3 +628,22 @@ def _bonus_value(state: State, seat: int, action: Action) -> float:
     if not gather.bonus_available(state, seat, space):
         rank -= 100
     return rank
+
+
+LEVELS = (
+    BotLevel(
+        "easy",
+        "Easy",
+        "Follows the same plan, but places each die as rolled: no helper dice, no queen "
+        "cards played.",
+        easy_action,
+    ),
+    BotLevel(
+        "strong",
+        "Strong",
+        "Plans its rooms towards blueprints it holds, uses helper dice and queen cards, "
+        "and trades with what the plan does not need.",
+        bot_action,
+    ),
+)
+"""The bot levels, weakest first (``Game.bots``)."""

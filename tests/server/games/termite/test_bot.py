@@ -1,6 +1,7 @@
 """Termite Towers bot (server/games/termite/bot.py): it uses each rule when it pays, in
-constructed positions, and every action it returns is listed as legal.  Its strength
-against the first bot is measured by ``loadtest/bench_termite_bot.py``, not here."""
+constructed positions, and every action it returns is listed as legal (both levels).  Its
+strength against the previous bot is measured by ``loadtest/bench_termite_bot.py``, not
+here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.games.termite import GAME, bot, bot_basic, data
+from tablehub.server.games.termite import GAME, bot, data
 from tests.server.games.conformance import playout
 from tests.server.games.termite.test_end import with_queen
 from tests.server.games.termite.test_helpers import (
@@ -112,19 +113,19 @@ def test_egg_pays_for_a_trade_late_in_the_game() -> None:
     assert decide(s)["source"] == "D3/1a"
 
 
-def test_every_bot_action_is_legal_and_the_first_bot_stays_playable() -> None:
+def test_every_bot_action_is_legal() -> None:
     for seats, seed in ((1, 61), (4, 62)):
         p = playout(NO_RESIGN, seats, seed, max_steps=4000, bot_share=1.0)
         assert NO_RESIGN.status(p.states[-1])["finished"]
         for state in p.states[:-1:5]:
             seat = GAME.status(state)["to_act"][0]
             assert bot.bot_action(state, seat) in GAME.legal_actions(state, seat)
-    state = GAME.setup({"rows_to_end": 5}, 2, 63)
-    for _ in range(4000):
-        status = GAME.status(state)
-        if status["finished"]:
-            break
-        seat = status["to_act"][0]
-        chooser = bot.bot_action if seat == 0 else bot_basic.bot_action
-        state, _ = GAME.apply(state, seat, chooser(state, seat))
-    assert GAME.status(state)["finished"]
+            assert bot.easy_action(state, seat) in GAME.legal_actions(state, seat)
+
+
+def test_levels_weakest_first() -> None:
+    assert [level.id for level in GAME.bots] == ["easy", "strong"]
+    assert GAME.default_bot_level == "strong" and GAME.fast_bot_level == "strong"
+    s = GAME.setup({"rows_to_end": 5}, 2, 64)
+    seat = GAME.status(s)["to_act"][0]
+    assert "helper" not in bot.easy_action(s, seat)

@@ -1,5 +1,6 @@
-"""Termite Towers' previous bot, kept as the yardstick for ``bot`` (docs/games/termite.md):
-the server bot as it stood before issue 27, written for the earlier edition (blueprints
+"""Termite Towers' previous bot, a frozen copy kept as the yardstick of
+``loadtest/bench_termite_bot.py`` (docs/games/termite.md "Measured: how games end"), never
+served: the server bot as it stood before issue 27, written for the earlier edition (blueprints
 tied to their colour, E cubes only from stake cards the tunnels reach, every die on a
 main stake counting); under today's rules it still plays legally, as a player who learnt
 the old ones would.  Deterministic and fast: it never asks for
@@ -16,7 +17,7 @@ blueprints); hatch eggs early (nursery when a pair of dice waits for one); rerol
 roll with swarm; draw queen cards when ahead, since the empty queen deck ends the game.
 
 Values are in rough points of final score; ties go to the first candidate in the
-engine's fixed order.  ``loadtest/bench_termite_bot.py`` measures ``bot`` against it.
+engine's fixed order.  Left as it was: only the engine functions it calls may change.
 """
 
 from __future__ import annotations
