@@ -21,12 +21,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from tablehub.clients.cli.connection import CAFILE_ENV
 from tablehub.loadtest.config import DEFAULT_MIX, SCENARIOS, RunConfig, parse_mix
 from tablehub.loadtest.targets import (
     SPAWN_KINDS,
@@ -53,7 +55,15 @@ def add_loadtest_command(sub: Any) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_argument_group("target")
-    where.add_argument("--url", help="a running hub's WebSocket URL (ws://host:port/ws)")
+    where.add_argument(
+        "--url", help="a running hub's WebSocket URL (ws://host:port/ws, or wss:// over TLS)"
+    )
+    where.add_argument(
+        "--cafile",
+        default=os.environ.get(CAFILE_ENV),
+        help="for a wss:// URL: also trust the certificates in this PEM file "
+        f"(env {CAFILE_ENV}); --spawn redis trusts its own throwaway certificate",
+    )
     where.add_argument(
         "--hub-pids", default="", help="with --url: comma-separated hub pids to sample (/proc)"
     )
@@ -236,6 +246,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.url and not args.spawn:
         _log("loadtest: give --url of a running hub or --spawn memory")
         return 2
+    if args.cafile:
+        os.environ[CAFILE_ENV] = args.cafile  # the workers' connections read it (tls_for)
     raise_open_files()
     base = config_from_args(args)
     sweep = [float(r) for r in args.sweep.split(",") if r.strip()]

@@ -28,6 +28,8 @@ from websockets.protocol import State
 from websockets.typing import Subprotocol
 from websockets.uri import parse_uri
 
+from tablehub.clients.cli.connection import tls_for
+
 OnMessage = Callable[[bytes | str, float], None]
 OnClosed = Callable[[int | None, str], None]
 
@@ -72,7 +74,7 @@ class Wire(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout):
-                await loop.create_connection(lambda: wire, uri.host, uri.port)
+                await loop.create_connection(lambda: wire, uri.host, uri.port, ssl=tls_for(url))
                 await wire.opened
         except (OSError, TimeoutError) as err:
             wire.abort()

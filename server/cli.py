@@ -16,6 +16,8 @@ import sys
 from importlib.metadata import entry_points
 from typing import Any
 
+from tablehub.server.config import PRIVATE_NETWORKS, Limits
+
 COMMAND_GROUP = "tablehub.commands"
 HELP_ORDER = ("serve", "play", "watch", "loadtest", "cluster")
 
@@ -30,8 +32,9 @@ def add_serve_command(sub: Any) -> None:
         "--redis",
         dest="store",
         default=os.environ.get("TABLEHUB_STORE", "memory://"),
-        help="memory:// (default), redis://host:port/db, or "
-        "redis+cluster://host:port,host:port,… for Redis Cluster (env TABLEHUB_STORE)",
+        help="memory:// (default), redis://[:password@]host:port/db (rediss:// for TLS), "
+        "or redis+cluster://[:password@]host:port,host:port,… for Redis Cluster "
+        "(rediss+cluster:// for TLS) (env TABLEHUB_STORE)",
     )
     serve.add_argument(
         "--durability",
@@ -57,6 +60,48 @@ def add_serve_command(sub: Any) -> None:
         "the event loop; 0 thinks them on the loop (env TABLEHUB_BOT_WORKERS; default "
         "half the CPUs)",
     )
+    serve.add_argument(
+        "--trusted-proxy",
+        dest="trusted_proxies",
+        default=os.environ.get("TABLEHUB_TRUSTED_PROXIES", "127.0.0.1"),
+        help="the balancers whose X-Forwarded-For gives the client's address: "
+        "comma-separated addresses or networks (env TABLEHUB_TRUSTED_PROXIES; default "
+        "127.0.0.1); any other peer is the client itself",
+    )
+    serve.add_argument(
+        "--operators",
+        default=os.environ.get("TABLEHUB_OPERATORS", ",".join(PRIVATE_NETWORKS)),
+        help="networks that may read /metrics and the whole /healthz, comma-separated "
+        "(env TABLEHUB_OPERATORS; default loopback and the private ranges); others get "
+        'a 404 and {"ok": true}',
+    )
+    serve.add_argument(
+        "--allow-origin",
+        dest="allowed_origins",
+        action="append",
+        default=[o for o in os.environ.get("TABLEHUB_ALLOWED_ORIGINS", "").split(",") if o],
+        help="a web page origin (https://host[:port]) whose scripts may open /ws besides "
+        "the hub's own pages (repeat; env TABLEHUB_ALLOWED_ORIGINS, comma-separated)",
+    )
+    serve.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=int(
+            os.environ.get(
+                "TABLEHUB_MAX_CONNECTIONS_PER_ADDRESS", Limits.max_connections_per_address
+            )
+        ),
+        help="open connections one client address may hold (env "
+        "TABLEHUB_MAX_CONNECTIONS_PER_ADDRESS; default %(default)s)",
+    )
+    serve.add_argument(
+        "--limit-local",
+        action="store_true",
+        default=os.environ.get("TABLEHUB_LIMIT_LOCAL", "") == "1",
+        help="count loopback and private clients against the per-address limit too "
+        "(env TABLEHUB_LIMIT_LOCAL=1; off by default: a load generator or an untrusted "
+        "balancer connects from there for many players)",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=run_serve)
 
@@ -64,7 +109,7 @@ def add_serve_command(sub: Any) -> None:
 def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablehub.server.config import Limits, with_durability
+    from tablehub.server.config import Access, redacted, with_durability
     from tablehub.server.ops.gc_tuning import Collector
     from tablehub.server.runner import hub_config
     from tablehub.server.transport.app import create_app
@@ -73,19 +118,31 @@ def run_serve(args: argparse.Namespace) -> int:
         level=args.log_level.upper(),
         format='{"t":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}',
     )
-    limits = Limits()
+    limits = Limits(
+        max_connections_per_address=args.max_connections_per_address,
+        limit_local=args.limit_local,
+    )
     try:
+        access = Access(
+            trusted_proxies=args.trusted_proxies,
+            operators=tuple(n for n in args.operators.split(",") if n.strip()),
+            allowed_origins=tuple(args.allowed_origins),
+        )
         app = create_app(
             with_durability(args.store, args.durability),
             limits,
             args.peers,
             args.bot_workers,
             collector=Collector(),
+            access=access,
         )
     except ValueError as err:
         print(f"tablehub serve: {err}", file=sys.stderr)
         return 2
-    print(f"tablehub: store {args.store}; open http://{args.host}:{args.port}/", flush=True)
+    print(
+        f"tablehub: store {redacted(args.store)}; open http://{args.host}:{args.port}/",
+        flush=True,
+    )
     config = hub_config(app, host=args.host, port=args.port, log_level=args.log_level)
     uvicorn.Server(config).run()
     return 0

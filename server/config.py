@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ipaddress
+from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from tablehub.protocol.codec import index
@@ -31,8 +32,8 @@ class Limits:
     """Whether loopback and private-network clients count against
     ``max_connections_per_address``: a balancer (nginx in deploy/) or a load generator
     connects from there with many clients' connections.  Behind a balancer that sets
-    X-Forwarded-For and is trusted by uvicorn (FORWARDED_ALLOW_IPS), the real client
-    address is counted."""
+    X-Forwarded-For and is one of :attr:`Access.trusted_proxies`, the real client
+    address is the one counted."""
     outbound_queue: int = 256
     """Pending pushes per connection before they are replaced by fresh snapshots."""
     control_queue: int = 1000
@@ -60,6 +61,98 @@ class Limits:
     (protocol/README.md "Slow readers": how far behind a slow reader can fall)."""
 
 
+PRIVATE_NETWORKS = (
+    "127.0.0.0/8",
+    "::1/128",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "fc00::/7",
+)
+"""Loopback and the private ranges: where a hub's operators, its peers and a metrics
+scraper sit in the compose topology."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may use what on a hub's public port (README "Deployment").
+
+    * ``trusted_proxies``: the balancers whose ``X-Forwarded-For`` is believed
+      (uvicorn's ``forwarded_allow_ips`` form: comma-separated addresses or networks,
+      ``*`` for any).  Every other peer's header is ignored and its own address is the
+      client's;
+    * ``operators``: networks whose clients (the real client, as above) get ``/metrics``
+      and the whole ``/healthz``; everyone else gets 404 for ``/metrics`` and only
+      ``{"ok": true}`` from ``/healthz``;
+    * ``allowed_origins``: browser pages on other origins allowed to open ``/ws``
+      (``scheme://host[:port]``); a page of the hub's own origin always may, and a
+      client that sends no ``Origin`` (not a browser) is not asked."""
+
+    trusted_proxies: str = "127.0.0.1"
+    operators: tuple[str, ...] = PRIVATE_NETWORKS
+    allowed_origins: tuple[str, ...] = ()
+    _networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = field(
+        init=False, repr=False, compare=False
+    )
+    _origins: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Parsed once; a malformed network raises ValueError (a usage error)."""
+        networks = tuple(ipaddress.ip_network(n.strip(), strict=False) for n in self.operators)
+        object.__setattr__(self, "_networks", networks)
+        object.__setattr__(
+            self, "_origins", frozenset(normal_origin(o) for o in self.allowed_origins)
+        )
+
+    def is_operator(self, host: str | None) -> bool:
+        """Whether the client at ``host`` may read the operator endpoints."""
+        if host is None:
+            return False
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self._networks)
+
+    def origin_allowed(self, origin: str | None, host: str | None) -> bool:
+        """Whether a WebSocket handshake with this ``Origin`` header, sent to this
+        ``Host``, may open: no Origin (not a browser), the page's own host, or one of
+        :attr:`allowed_origins`."""
+        if origin is None:
+            return True
+        normal = normal_origin(origin)
+        if host is not None and urlsplit(normal).netloc == _normal_host(host):
+            return True
+        return normal in self._origins
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
+def normal_origin(origin: str) -> str:
+    """``scheme://host[:port]`` in lower case, without the scheme's default port."""
+    parts = urlsplit(origin.strip().lower())
+    if not parts.scheme or not parts.hostname:
+        return origin.strip().lower()  # "null" and the like: compared as they are
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    try:
+        port = parts.port
+    except ValueError:
+        return origin.strip().lower()
+    if port is not None and port != _DEFAULT_PORTS.get(parts.scheme):
+        host = f"{host}:{port}"
+    return f"{parts.scheme}://{host}"
+
+
+def _normal_host(host: str) -> str:
+    """A ``Host`` header as an origin's host part: lower case, default ports dropped."""
+    host = host.strip().lower()
+    for suffix in (":80", ":443"):
+        if host.endswith(suffix):
+            return host[: -len(suffix)]
+    return host
+
+
 DURABILITIES = ("memory", "replica")
 """What an ``ok`` to a commit means on a Redis store: ``memory`` -- the Redis master
 has it; ``replica`` -- a replica has it too (``WAIT``), so a failover keeps it."""
@@ -79,3 +172,13 @@ def with_durability(store_url: str, durability: str) -> str:
     if durability != "memory":
         query.append(("durability", durability))
     return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def redacted(url: str) -> str:
+    """``url`` with its password replaced by ``***`` (for logs and ``/healthz``)."""
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if not at:
+        return url
+    user, colon, _ = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=f"{user}{colon and ':***'}@{hosts}"))

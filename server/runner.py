@@ -10,6 +10,9 @@ the tests (so the tests exercise production's settings).
   is checked by tests/server/transport/test_uvicorn_contract.py;
 * no per-message deflate (it triples memory per connection, 10–17 µs a message);
 * frames over the protocol's ``max_frame_bytes`` are refused (close 1009);
+* ``X-Forwarded-For`` is believed only from ``Access.trusted_proxies`` (uvicorn's
+  ``forwarded_allow_ips``): the per-address limits, ``/metrics`` and the whole
+  ``/healthz`` see the real client behind the balancer, and nobody else can claim one;
 * bounded send buffers: the kernel's send buffer of each accepted socket is fixed at
   ``Limits.socket_send_buffer`` (Linux otherwise grows it to ~4 MB, enough to hide a
   whole backlog from the session's bounded outbox, so the slow-reader rule never
@@ -45,6 +48,8 @@ def hub_config(
         loop=loop,
         ws=protocol,
         ws_per_message_deflate=False,
+        proxy_headers=True,
+        forwarded_allow_ips=app.access.trusted_proxies,
         log_level=log_level,
         lifespan="on",
     )

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
+import os
 import random
 import secrets
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +58,27 @@ DOING = {
     "join": "taking the seat",
     "create_table": "creating the table",
 }
+
+
+CAFILE_ENV = "TABLEHUB_CAFILE"
+"""A CA file (PEM) trusted for ``wss://`` besides the system's CAs: ``--cafile``."""
+
+
+@functools.cache
+def _tls_context(cafile: str | None) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    if cafile:
+        context.load_verify_locations(cafile)
+    return context
+
+
+def tls_for(url: str, cafile: str | None = None) -> ssl.SSLContext | None:
+    """The TLS context of a ``wss://`` URL (None for ``ws://``): the system's CAs, plus
+    ``cafile`` (default: the file named by ``TABLEHUB_CAFILE``), e.g. the throwaway
+    certificate of ``tablehub cluster``."""
+    if not url.startswith("wss://"):
+        return None
+    return _tls_context(cafile or os.environ.get(CAFILE_ENV) or None)
 
 
 def new_key() -> str:
@@ -101,6 +125,13 @@ class TableMirror:
     snapshots: int = 0
 
 
+def _with_tls(url: str, ws_options: dict[str, Any]) -> dict[str, Any]:
+    context = tls_for(url)
+    if context is None or "ssl" in ws_options:
+        return ws_options
+    return {**ws_options, "ssl": context}
+
+
 class Connection:
     def __init__(self, ws: ClientConnection, codec: Codec, name: str) -> None:
         self.ws = ws
@@ -133,12 +164,14 @@ class Connection:
         resume: list[dict[str, Any]] | None = None,
         **ws_options: Any,
     ) -> Connection:
+        """Open ``url`` (``ws://`` or ``wss://``: :func:`tls_for` unless ``ssl`` is
+        given) and say hello."""
         ws = await websockets.connect(
             url,
             subprotocols=[subprotocol],  # type: ignore[list-item]
             compression=None,
             max_size=2**24,
-            **ws_options,
+            **_with_tls(url, ws_options),
         )
         conn = cls(ws, SUBPROTOCOLS[subprotocol], name)
         hello: dict[str, Any] = {"v": PROTOCOL_VERSION, "name": name, "caps": CAPS}
@@ -166,7 +199,7 @@ class Connection:
             subprotocols=[self.codec.name],  # type: ignore[list-item]
             compression=None,
             max_size=2**24,
-            **ws_options,
+            **_with_tls(url, ws_options),
         )
         conn = type(self)(ws, self.codec, self.name)
         conn.tables, conn.tokens = self.tables, self.tokens

@@ -8,6 +8,9 @@
     tablehub play ... --script [--auto] [--brief]  # JSON lines for programs (script.py)
     tablehub watch TABLE [--url URL] [--json [--brief]]              # spectate
 
+``--url wss://…`` speaks TLS, trusting the system's CAs and ``--cafile FILE`` (env
+``TABLEHUB_CAFILE``): e.g. the throwaway certificate ``tablehub cluster`` prints.
+
 Without ``--table``, ``play`` creates a table, prints its id and the command others
 run to join, adds ``--bots`` bots and takes a seat.  Seat tokens are saved per
 ``--name`` (see ``tokens.py``), so re-running ``tablehub play --table ID`` after a
@@ -27,6 +30,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
+from tablehub.clients.cli.connection import CAFILE_ENV
 from tablehub.clients.cli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CliError
 from tablehub.clients.cli.lines import FdLines
 from tablehub.clients.cli.link import SeatRequest
@@ -110,7 +114,27 @@ def add_play_command(sub: Any) -> None:
         "--brief", action="store_true", help="with --script: view lines without the full view"
     )
     play.add_argument("--tokens", type=Path, help="seat token file (env TABLEHUB_TOKENS)")
+    _add_cafile(play)
     play.set_defaults(run=run_play_command)
+
+
+def _add_cafile(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cafile",
+        default=os.environ.get(CAFILE_ENV),
+        help="for a wss:// URL: also trust the certificates in this PEM file, e.g. the "
+        f"one tablehub cluster made (env {CAFILE_ENV})",
+    )
+
+
+def _trust(args: argparse.Namespace) -> None:
+    """Hand ``--cafile`` to the connections (connection.tls_for reads it); CliError(2)
+    when the file cannot be read."""
+    if args.cafile is None:
+        return
+    if not os.path.isfile(args.cafile):
+        raise CliError(EXIT_USAGE, f"--cafile {args.cafile}: no such file")
+    os.environ[CAFILE_ENV] = args.cafile
 
 
 def add_watch_command(sub: Any) -> None:
@@ -123,6 +147,7 @@ def add_watch_command(sub: Any) -> None:
     watch.add_argument(
         "--brief", action="store_true", help="with --json: view lines without the full view"
     )
+    _add_cafile(watch)
     watch.set_defaults(run=run_watch_command)
 
 
@@ -168,6 +193,7 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
 
 def run_play_command(args: argparse.Namespace) -> int:
     try:
+        _trust(args)
         req = seat_request(args)
     except CliError as err:
         print(f"tablehub: {err.message}", file=sys.stderr)
@@ -190,6 +216,12 @@ def run_play_command(args: argparse.Namespace) -> int:
 
 def run_watch_command(args: argparse.Namespace) -> int:
     from tablehub.clients.cli.watch import run_watch
+
+    try:
+        _trust(args)
+    except CliError as err:
+        print(f"tablehub: {err.message}", file=sys.stderr)
+        return err.exit_code
 
     return _run(
         run_watch(args.url, args.table, sys.stdout, args.name, args.json, full_views=not args.brief)

@@ -2,14 +2,17 @@
 
 ``memory://`` is the embedded default (one process, the single-process bus);
 ``redis://`` keeps state and log in Redis and coordinates several hub processes over
-it (``store.bus``); ``redis+cluster://`` does the same on Redis Cluster.  Backends
-are imported lazily.
+it (``store.bus``); ``redis+cluster://`` does the same on Redis Cluster.  Passwords
+and TLS (``rediss://``, ``rediss+cluster://``): redis_url.py.  Backends are imported
+lazily.
 """
 
 from __future__ import annotations
 
+from tablehub.server.config import redacted
 from tablehub.server.store.base import Store, StoreError, VersionConflict
 from tablehub.server.store.bus import Bus, RemoteCommit
+from tablehub.server.store.redis_url import is_cluster
 
 
 def open_store(url: str) -> Store:
@@ -24,12 +27,12 @@ def open_store(url: str) -> Store:
             raise ValueError("the redis store is not available in this build") from err
         store: Store = RedisStore(url)
         return store
-    if url.startswith("redis+cluster://"):
+    if is_cluster(url):
         from tablehub.server.store.redis_cluster import RedisClusterStore
 
         return RedisClusterStore(url)
     raise ValueError(
-        f"unknown store URL {url!r} (use memory://, redis://host:port/db or "
+        f"unknown store URL {redacted(url)!r} (use memory://, redis://host:port/db or "
         "redis+cluster://host:port,host:port)"
     )
 

@@ -1,4 +1,5 @@
-"""``redis+cluster://host:port,host:port,…``: the Redis store and bus on Redis Cluster.
+"""``redis+cluster://host:port,host:port,…``: the Redis store and bus on Redis Cluster
+(``rediss+cluster://`` over TLS; credentials and TLS options: redis_url.py).
 
 Theory of operation (docs/design.md "Past one Redis"):
 
@@ -32,7 +33,6 @@ import logging
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 import redis.asyncio as aioredis
@@ -60,11 +60,11 @@ from tablehub.server.store.redis_keys import (
     store_error,
     translated,
 )
+from tablehub.server.store.redis_url import cluster_options, startup_nodes
 from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.redis")
 
-SCHEME = "redis+cluster://"
 INDEX_SHARDS = 16
 """Sorted sets per index: enough to spread the lobby's and the sweeper's reads over
 the masters; each read merges all of them."""
@@ -74,27 +74,17 @@ NODE_CONNECTIONS = 512
 _COMMIT_SHARDED = _COMMIT.replace("redis.call('PUBLISH'", "redis.call('SPUBLISH'")
 
 
-def startup_nodes(address: str) -> list[tuple[str, int]]:
-    """``redis+cluster://h1:p1,h2:p2`` as ``[(h1, p1), (h2, p2)]``."""
-    hosts = urlsplit(address).netloc.rsplit("@", 1)[-1]
-    nodes = []
-    for item in filter(None, hosts.split(",")):
-        host, _, port = item.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"{SCHEME} URL: {item!r} is not host:port")
-        nodes.append((host, int(port)))
-    if not nodes:
-        raise ValueError(f"{SCHEME} URL names no node (e.g. {SCHEME}10.0.0.1:7000,10.0.0.2:7000)")
-    return nodes
-
-
 class NodePipelines:
     """Pipelines sent to the master that serves a key, each on one connection, so a
     trailing ``WAIT`` covers exactly the writes before it."""
 
-    def __init__(self, cluster: Any, wait_for_replica: bool) -> None:
+    def __init__(
+        self, cluster: Any, wait_for_replica: bool, options: dict[str, Any] | None = None
+    ) -> None:
         self.cluster = cluster
         self.wait_for_replica = wait_for_replica
+        self.options = options or {}
+        """Credentials and TLS of the store URL (redis_url.cluster_options)."""
         self._clients: dict[str, Any] = {}
         self._refreshing: asyncio.Task[None] | None = None
 
@@ -110,6 +100,7 @@ class NodePipelines:
                 socket_timeout=SOCKET_TIMEOUT_S,
                 socket_connect_timeout=SOCKET_TIMEOUT_S / 2,
                 max_connections=64,
+                **self.options,
             )
             self._clients[node.name] = client
         return client
@@ -160,6 +151,7 @@ class RedisClusterStore(RedisStore):
 
     def _connect(self, address: str) -> Any:
         nodes = [ClusterNode(host, port) for host, port in startup_nodes(address)]
+        options = cluster_options(address)
         self.nodes = NodePipelines(
             RedisCluster(
                 startup_nodes=nodes,
@@ -168,8 +160,10 @@ class RedisClusterStore(RedisStore):
                 maint_notifications_config=MaintNotificationsConfig(enabled=False),
                 socket_timeout=SOCKET_TIMEOUT_S,
                 socket_connect_timeout=SOCKET_TIMEOUT_S / 2,
+                **options,
             ),
             self.durability == "replica",
+            options,
         )
         return self.nodes.cluster
 
@@ -248,6 +242,7 @@ class RedisClusterBus(RedisBus):
             ],
             socket_timeout=LEASE_MS / 2000,
             socket_connect_timeout=LEASE_MS / 2000,
+            **cluster_options(self.url),
         )
 
     # -- ownership ----------------------------------------------------------------------

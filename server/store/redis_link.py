@@ -23,7 +23,6 @@ classes among the replies, as a pipeline would give them.
 from __future__ import annotations
 
 import asyncio
-import ssl
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -31,6 +30,8 @@ from typing import Any, cast
 import hiredis
 from redis import exceptions as redis_errors
 from redis.asyncio.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+
+from tablehub.server.store.redis_url import tls_context
 
 NAME = "tablehub-commits"
 """The connection's name in ``CLIENT LIST``."""
@@ -100,7 +101,7 @@ class CommitLink:
             opening = loop.create_unix_connection(lambda: wire, options["path"])
         else:
             host, port = options.get("host", "localhost"), options.get("port", 6379)
-            tls = ssl.create_default_context() if kind is SSLConnection else None
+            tls = tls_context(options) if kind is SSLConnection else None
             opening = loop.create_connection(lambda: wire, host, port, ssl=tls)
         await asyncio.wait_for(opening, self.timeout_s)
         hello: list[Command] = []

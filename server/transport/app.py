@@ -1,6 +1,12 @@
 """The hub's app: ``/healthz``, ``/metrics`` and the browser UI at ``/`` through
 Starlette; ``/ws`` through the hub's own WebSocket protocol
 (:mod:`tablehub.server.transport.connection`), which uvicorn hands every upgrade to.
+
+``/metrics`` and the whole ``/healthz`` are for the operators' networks
+(:class:`~tablehub.server.config.Access`; the client is the real one behind a trusted
+balancer): anyone else gets 404 and ``{"ok": true}``.  Every HTTP answer carries
+:data:`PAGE_HEADERS` (a Content-Security-Policy that allows no inline script or style:
+the UI has none).
 """
 
 from __future__ import annotations
@@ -16,10 +22,10 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from tablehub.server import metrics
-from tablehub.server.config import Limits
+from tablehub.server.config import Access, Limits, redacted
 from tablehub.server.hub import Hub
 from tablehub.server.ops.gc_tuning import Collector, tracked_objects
 from tablehub.server.store import open_store
@@ -30,6 +36,18 @@ from tablehub.server.transport.evacuation import StoreWatch
 UI_DIR = Path(__file__).resolve().parents[2] / "clients" / "js"
 PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocol"
 UI_FOLDERS = ("lib", "ui", "vendor")
+PAGE_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        b"frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+"""Headers of every HTTP answer (README "Deployment"): the browser UI's scripts and
+styles come from its own files only, it is never framed, and pages send no referrer."""
 
 
 def create_app(
@@ -38,12 +56,14 @@ def create_app(
     peers: Sequence[str] = (),
     bot_workers: int | None = None,
     collector: Collector | None = None,
+    access: Access | None = None,
 ) -> HubApp:
     """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py);
     ``bot_workers`` the processes that think bot moves (default: half the CPUs);
     ``collector`` takes over garbage collection while the app serves (a hub process of
-    its own: ``tablehub serve``)."""
+    its own: ``tablehub serve``); ``access`` who may use what (config.Access)."""
     limits = limits or Limits()
+    access = access or Access()
     hub = Hub(open_store(store_url), bot_workers=bot_workers)
 
     async def store_up() -> bool | None:
@@ -54,7 +74,7 @@ def create_app(
         return up
 
     watch = StoreWatch(store_up, hub.bus.lease_ms / 1000, peers)
-    endpoint = WsEndpoint(hub, limits, lambda: watch.cut_off)
+    endpoint = WsEndpoint(hub, limits, lambda: watch.cut_off, access)
 
     def evacuate() -> None:
         endpoint.evacuate(evacuation.CLOSE_CODE, evacuation.CLOSE_REASON)
@@ -82,13 +102,20 @@ def create_app(
             endpoint.stop()
             await hub.stop()
 
+    def operator(request: Request) -> bool:
+        # scope["client"]: the real client behind a trusted balancer (uvicorn's proxy
+        # headers middleware, configured from access.trusted_proxies)
+        return access.is_operator(request.client.host if request.client else None)
+
     async def healthz(request: Request) -> Response:
+        if not operator(request):
+            return JSONResponse({"ok": True})
         shedding = hub.shedding
         store_ok = bool(await store_up())  # unknown while busy: not a hub to send players to
         return JSONResponse(
             {
                 "ok": True,
-                "store": hub.store.url,
+                "store": redacted(hub.store.url),
                 "tables": len(hub.live),
                 "store_ok": store_ok,
                 "cut_off": watch.cut_off,
@@ -100,6 +127,8 @@ def create_app(
         )
 
     async def metrics_endpoint(request: Request) -> Response:
+        if not operator(request):
+            return PlainTextResponse("Not Found", status_code=404)
         await store_up()
         tracked_objects()
         metrics.TABLES.clear()
@@ -122,20 +151,31 @@ def create_app(
         routes.append(Route("/", _no_ui))
     http = Starlette(routes=routes, lifespan=lifespan)
     http.state.hub = hub
-    return HubApp(http, endpoint)
+    return HubApp(http, endpoint, access)
 
 
 class HubApp:
-    """The ASGI app (HTTP routes and lifespan, by Starlette) and the ``/ws`` endpoint
-    its WebSocket connections share (server/runner.py hands it to uvicorn)."""
+    """The ASGI app (HTTP routes and lifespan, by Starlette, every answer with
+    :data:`PAGE_HEADERS`) and the ``/ws`` endpoint its WebSocket connections share
+    (server/runner.py hands it to uvicorn, trusting ``access.trusted_proxies``)."""
 
-    def __init__(self, http: Starlette, ws: WsEndpoint) -> None:
+    def __init__(self, http: Starlette, ws: WsEndpoint, access: Access) -> None:
         self.http = http
         self.ws = ws
+        self.access = access
         self.state = http.state
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.http(scope, receive, send)
+        if scope["type"] != "http":
+            await self.http(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *PAGE_HEADERS]
+            await send(message)
+
+        await self.http(scope, receive, send_with_headers)
 
 
 async def _ui_index(request: Request) -> Response:

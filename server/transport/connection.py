@@ -22,10 +22,10 @@ ping every ``Limits.ping_interval_s``; unanswered for ``ping_timeout_s``: close 
 the ping waits behind everything not yet read, so an unanswered ping means a reader
 that stopped reading or a dead peer).
 
-Transport only: subprotocol negotiation, frames in and out, close codes, connections
-per client address.  Every connection ends with a close frame: a failure in the
-session is logged and closed with 1011, never a dropped socket (protocol/README.md
-"Close codes").
+Transport only: subprotocol negotiation, the page's ``Origin`` (config.Access), frames
+in and out, close codes, connections per client address.  Every connection ends with a
+close frame: a failure in the session is logged and closed with 1011, never a dropped
+socket (protocol/README.md "Close codes").
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from websockets.server import ServerProtocol
 
 from tablehub.protocol import Codec, codec_for
 from tablehub.server import metrics
-from tablehub.server.config import Limits
+from tablehub.server.config import Access, Limits
 from tablehub.server.ops.faults import client_fault
 from tablehub.server.sessions.hub_api import HubApi
 from tablehub.server.sessions.session import SeatHolders, Session, SessionState
@@ -71,11 +71,16 @@ class WsEndpoint:
     the connections by address, and the one timer that keeps them alive."""
 
     def __init__(
-        self, hub: HubApi, limits: Limits, cut_off: Callable[[], bool] = lambda: False
+        self,
+        hub: HubApi,
+        limits: Limits,
+        cut_off: Callable[[], bool] = lambda: False,
+        access: Access | None = None,
     ) -> None:
         self.hub = hub
         self.limits = limits
         self.cut_off = cut_off
+        self.access = access or Access()
         self.holders = SeatHolders()
         self.connections: set[HubConnection] = set()
         self.per_address: Counter[str] = Counter()
@@ -345,6 +350,13 @@ class HubConnection(asyncio.Protocol):
         codec = codec_for(offered)
         if path != WS_PATH or codec is None:
             self._refuse(403, "")
+            return
+        origins = request.headers.get_all("Origin")
+        hosts = request.headers.get_all("Host")
+        if len(origins) > 1 or not endpoint.access.origin_allowed(
+            origins[0] if origins else None, hosts[0] if len(hosts) == 1 else None
+        ):
+            self._refuse(403, "this page's origin may not open game connections here")
             return
         if endpoint.cut_off():  # a balancer tries the next hub (evacuation.py)
             self._refuse(503, evacuation.REFUSAL.decode())

@@ -14,7 +14,7 @@ import pytest
 from tablehub.clients.cli.connection import Connection, ServerError
 from tablehub.loadtest.topology import LocalCluster, RedisClusterNodes
 from tablehub.server.config import with_durability
-from tablehub.server.store.redis_cluster import startup_nodes
+from tablehub.server.store.redis_url import startup_nodes
 from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end, read_log
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
