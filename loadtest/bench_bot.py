@@ -8,7 +8,8 @@ Run: ``.venv/bin/python -m tablehub.loadtest.bench_bot [--decks N] [--duels N]``
   scored more than, as much as, or less than the column level (one deck, the same
   cards, so the scores compare directly).
 * brix and completto: ``--duels`` two-player games per pair of levels on seeded deals,
-  each level taking the first seat in half of them; prints the wins of each side.
+  each level taking the first seat in half of them; prints the wins of each side and
+  each level's CPU time per move (mean and maximum).
 
 Single process, no parallelism (the machine is shared); 500 decks take some minutes.
 """
@@ -49,15 +50,22 @@ def solo(game: Game, level: str, seed: int) -> tuple[int, list[float], list[floa
     return int(scores[0]), wall, cpu
 
 
-def duel(game: Game, levels: tuple[str, str], seed: int) -> list[int]:
-    """One two-player game, ``levels[i]`` in seat ``i``: the winning seats."""
+def duel(
+    game: Game, levels: tuple[str, str], seed: int, cpu: dict[str, list[float]] | None = None
+) -> list[int]:
+    """One two-player game, ``levels[i]`` in seat ``i``: the winning seats; the CPU
+    seconds of each move go to ``cpu[level]``."""
     state = game.setup({}, 2, seed)
     while True:
         status = game.status(state)
         if status["finished"]:
             return list(final_result(status)["winners"])
         seat = status["to_act"][0]
-        state, _ = game.apply(state, seat, game.bot_move(state, seat, levels[seat]))
+        start = time.process_time()
+        action = game.bot_move(state, seat, levels[seat])
+        if cpu is not None:
+            cpu.setdefault(levels[seat], []).append(time.process_time() - start)
+        state, _ = game.apply(state, seat, action)
 
 
 def bench_nmbr9(decks: int) -> None:
@@ -103,12 +111,13 @@ def bench_duels(game_id: str, games: int) -> None:
     game = _game(game_id)
     print(f"{game.name}, {games} two-player games per pair (seats alternate)")
     ids = [level.id for level in game.bots]
+    cpu: dict[str, list[float]] = {}
     for weak, strong in combinations(ids, 2):
         wins = {weak: 0, strong: 0}
         draws = 0
         for i in range(games):
             seats = (strong, weak) if i % 2 == 0 else (weak, strong)
-            winners = duel(game, seats, FIRST_SEED + i // 2)
+            winners = duel(game, seats, FIRST_SEED + i // 2, cpu)
             if len(winners) == 1:
                 wins[seats[winners[0]]] += 1
             else:
@@ -118,6 +127,13 @@ def bench_duels(game_id: str, games: int) -> None:
             f"  {strong} vs {weak}: {strong} won {wins[strong]} ({share:.1f} %), "
             f"{weak} won {wins[weak]}, drawn or shared {draws}"
         )
+    for level in ids:
+        spent = cpu.get(level, [])
+        if spent:
+            print(
+                f"  {level}: {statistics.mean(spent) * 1e3:.2f} ms CPU a move on average, "
+                f"{max(spent) * 1e3:.1f} ms at most ({len(spent)} moves)"
+            )
 
 
 def main() -> None:

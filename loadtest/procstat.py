@@ -139,11 +139,22 @@ class ProcSampler:
 
     def sample(self) -> None:
         t = time.perf_counter()
+        self._adopt_children()
         for series in self.series:
             series.sample(t)
         machine = read_machine()
         if machine is not None:
             self.machine.append((t, *machine))
+
+    def _adopt_children(self) -> None:
+        """Processes a hub started since the last sample (its bot workers) are watched
+        too, from now on."""
+        known = {series.pid for series in self.series}
+        for hub in [series for series in self.series if series.role == "hub"]:
+            for child in children(hub.pid):
+                if child not in known:
+                    known.add(child)
+                    self.series.append(ProcSeries(f"{hub.label} child", child, "hub child"))
 
     def machine_window(self, start: float, end: float) -> dict[str, Any]:
         """Machine CPU over [start, end): busy % (100 = one core) and what our processes
