@@ -267,10 +267,7 @@ class InteractivePlayer:
             said = rows([*news, *self.messages])
             turn = rows(self._turn_lines(COMPACT_PAGE, hint=False))
             screen = self.screen(compact=True, fit=(width, height - 1 - said - turn), aim=True)
-            room = height - 1 - rows(screen.lines)
-            if room < said + MIN_PAGE + 1:  # a board that does not shrink: older news go
-                news = news[-1:]
-                said = rows([*news, *self.messages])
+            room = height - 1 - rows(screen.lines)  # (a board that does not shrink is cut)
             page = max(MIN_PAGE, min(PAGE, room - said - (turn - COMPACT_PAGE)))
             footer = [*news, *self.messages, *self._turn_lines(page, hint=False)]
         self.terminal.show(screen, footer, prompt)
