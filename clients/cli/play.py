@@ -10,7 +10,10 @@ pages through the whole table.  Input is read beside the table loop (see
 * a number -- take that choice (a termite day turn is asked from the server one
   decision at a time, ``staged.StagedChoices``: die, then slot, then helper; other
   turns are grouped from the full list by ``choices.Choices`` where the game labels
-  them);  ``more`` -- the next page of choices;  ``back`` -- undo a decision;
+  them; 9-tower's are best first, ``renderers.nmbr9.arrange_choices``);  ``more`` --
+  the next choices (every one is reached, whatever the window);  ``back`` -- undo a
+  decision;  ``see N`` -- draw choice N on the board;  an aim (9-tower's ``at X Y``)
+  -- only the choices it keeps;
 * a move in the game's syntax (``help`` shows it) or a JSON action object;
 * ``board`` -- the whole table (again: the next part); ``help``; ``quit`` (or
   Ctrl-D / Ctrl-C: your seat stays yours -- rerun the same ``tablehub play --table

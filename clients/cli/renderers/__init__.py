@@ -15,7 +15,13 @@ Each module ``clients/cli/renderers/<game_id>.py`` exports:
 Optional (``gametext.GameText`` falls back when one is missing or raises):
 
 * ``render_compact(board, seat) -> str`` -- for a small window (80x24): the current
-  card or choice and the viewer's own board first, the other seats condensed.
+  card or choice and the viewer's own board first, the other seats condensed.  It may
+  also take ``fit`` (columns, rows: the room it has) and ``aim`` (a choice's number and
+  action, to draw where it goes).
+* ``arrange_choices(legal, board, seat) -> (actions, labels, summary)`` -- a long list
+  best first, each action in words, and one line summing the list up (9-tower).
+* ``aim_at(text, board, seat) -> (words, keeps) | None`` -- a typed aim (9-tower's
+  ``at X Y``): its words and a test of which actions it keeps.
 * ``describe_news(old, new, events) -> [(seat | None, phrase)]`` -- what each seat
   did between two boards, as past-tense phrases ("placed the 7 at (2,-1)"), None for
   the table ("round 8: the card is 4").
