@@ -17,7 +17,8 @@ from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import key_digest
 from tablehub.server.tables.record import Seat, TableRecord
 
-HUB_OPTIONS = ("turn_seconds", "seed")
+HUB_OPTIONS = ("turn_seconds", "seed", "spectator_delay")
+MAX_SPECTATOR_DELAY_S = 600
 SHED_RETRY_MS = 2000
 
 
@@ -73,6 +74,7 @@ class Creation:
             )
         turn_ms = _turn_ms(hub_options.get("turn_seconds"))
         seed = _seed(hub_options.get("seed"))
+        delay_ms = _spectator_delay_ms(hub_options.get("spectator_delay"))
         try:
             state = game.setup(resolved, seats, seed)
         except BadOptions as err:
@@ -90,6 +92,7 @@ class Creation:
             created_ms=now,
             updated_ms=now,
             create_key=digest,
+            spectator_delay_ms=delay_ms,
         )
         await self.store.create(record)
         if digest is not None:  # a racing retry may have made it first
@@ -109,6 +112,18 @@ def _turn_ms(value: Any) -> int | None:
         raise TableError("bad_options", "option turn_seconds must be a number of seconds")
     if not 0.05 <= value <= 86400:
         raise TableError("bad_options", "option turn_seconds must be between 0.05 and 86400")
+    return int(value * 1000)
+
+
+def _spectator_delay_ms(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TableError("bad_options", "option spectator_delay must be a number of seconds")
+    if not 0 <= value <= MAX_SPECTATOR_DELAY_S:
+        raise TableError(
+            "bad_options", f"option spectator_delay must be between 0 and {MAX_SPECTATOR_DELAY_S}"
+        )
     return int(value * 1000)
 
 

@@ -26,8 +26,8 @@ from tablehub.server.hub.live import LiveTable
 from tablehub.server.store.base import Store
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.feed import table_view
-from tablehub.server.tables.gamerecord import build, initial, steps
-from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
+from tablehub.server.tables.gamerecord import build, steps
+from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus, as_created
 from tablehub.server.tables.viewdiff import diff, view_hash
 
 REPLAY_PAGE = 100
@@ -124,7 +124,7 @@ def _page(
     start: dict[str, Any] = {}
     moves: list[dict[str, Any]] = []
     previous: dict[str, Any] = {}
-    for step in steps(initial(current), log[:last]):
+    for step in steps(as_created(current), log[:last]):
         if step.version < first:
             continue
         view = table_view(game, step.record, seat, step.status)

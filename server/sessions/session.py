@@ -252,7 +252,8 @@ class Session:
         view = self.hub.loaded(table)
         if view is None or table not in self.watching:
             return None
-        return view.version, view.snapshot(self.watching[table])
+        frames = view.snapshot(self.watching[table])
+        return frames.msg["version"], frames  # a delayed table's spectators: theirs
 
     def close(self, code: int, reason: str) -> None:
         """Close the connection once the replies already queued are written (1008,
@@ -444,7 +445,8 @@ class Session:
 
         def loaded(view: TableView) -> None:
             self._unhold(table)
-            self.reply(msg["id"], version=view.version)
+            # the version spectators see (a table may delay them: never a newer one)
+            self.reply(msg["id"], version=view.snapshot(None).msg["version"])
             self._watch(table, None, view)
 
         self._with_table(msg["id"], table, loaded)
@@ -585,9 +587,12 @@ class Session:
         self._catch_up(table, view.version, frames)
 
     def _catch_up(self, table: str, version: int, frames: Frames) -> None:
-        """Queue a catch-up patch (or snapshot) as the next push of ``table``."""
+        """Queue a catch-up patch (or snapshot) as the next push of ``table``; it brings
+        the client to its own version (behind ``version`` for delayed spectators)."""
         if table not in self.watching:
             return
+        msg = frames.msg
+        version = msg["to"] if msg["t"] == "patch" else msg["version"]
         self.out.follow(table, frames.msg.get("from"))
         self.deliver(table, version, frames, str(frames.msg["t"]))
 

@@ -13,6 +13,12 @@ socket); their connections write at the end of the loop turn.
 A bounded ring of recent records lets a client that missed versions catch up with
 one patch from the version it has to the current one; older gaps get a snapshot.
 
+A table with a spectator delay (``TableRecord.spectator_delay_ms``) keeps its
+spectators an audience of their own (:data:`DELAYED`), even in a game whose view is
+public: each commit waits in a buffer for the delay, then that audience gets its patch
+and events.  Until the first delay has passed after the feed starts (a table loaded
+mid-game), its spectators see the table as it was created.  Players are never held back.
+
 A table watched by many sockets (a 1,000-seat tournament) would otherwise send a
 patch to every socket for nearly every act, and a presence push to every socket for
 every arrival: a million frames a round.  So a feed flushes (patches, events and
@@ -32,7 +38,7 @@ from typing import Any, Protocol
 from tablehub.protocol import Frames
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, Status
-from tablehub.server.tables.record import LogEntry, TableRecord
+from tablehub.server.tables.record import LogEntry, TableRecord, as_created
 from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
 
 RECENT_VERSIONS = 8
@@ -44,6 +50,8 @@ COALESCE_FROM_S = 0.002
 never held back."""
 
 Audience = int | None
+DELAYED = -1
+"""The audience key of a delayed table's spectators (they see its game late)."""
 
 
 class Subscriber(Protocol):
@@ -113,11 +121,25 @@ class TableFeed:
         self._pending_events: list[Event] = []
         self._presence_due = False
         self._status: tuple[int, Status] | None = None
+        self.delay_ms = record.spectator_delay_ms
+        self._held: deque[tuple[float, TableRecord, list[Event]]] = deque()
+        """Delayed tables: commits the spectators may not see yet (loop time, record,
+        events), oldest first."""
+        self._shown = as_created(record) if self.delay_ms else record
+        """Delayed tables: the record the spectators may see now."""
+        if self.delay_ms:
+            self._hold(record, [])
 
     # -- audiences ----------------------------------------------------------------------
 
     def _key(self, seat: Audience) -> Audience:
+        if seat is None and self.delay_ms:
+            return DELAYED
         return None if self.game.public_view else seat
+
+    def _record_of(self, key: Audience) -> TableRecord:
+        """The record an audience may see now (delayed spectators: ``_shown``)."""
+        return self._shown if key == DELAYED else self.record
 
     def _game_status(self) -> Status:
         """The game's status at the current version: the committer's, or computed here
@@ -129,13 +151,18 @@ class TableFeed:
 
     def _current(self, key: Audience) -> _AudienceState:
         aud = self._audiences.setdefault(key, _AudienceState())
-        if aud.version != self.record.version:
+        if aud.version != self._record_of(key).version:
             self._advance(aud, key)
         return aud
 
     def _advance(self, aud: _AudienceState, key: Audience) -> list[Op]:
         """Move an audience to the current version; the ops from the view it had."""
-        view = table_view(self.game, self.record, key, self._game_status())
+        if key == DELAYED:
+            record = self._shown
+            view = table_view(self.game, record, None)
+        else:
+            record = self.record
+            view = table_view(self.game, record, key, self._game_status())
         ops: list[Op] = []
         if aud.version < 0:
             aud.view = view
@@ -143,7 +170,7 @@ class TableFeed:
             ops, aud.view = diff_shared(aud.view, view)
         if ops or aud.version < 0:
             aud.hash = view_hash(aud.view)
-        aud.version = self.record.version
+        aud.version = record.version
         return ops
 
     def snapshot(self, seat: Audience) -> Frames:
@@ -174,7 +201,8 @@ class TableFeed:
         if seat is not None:
             self._connected[seat] = self._connected.get(seat, 0) + 1
         if send_snapshot:
-            sub.deliver(self.table, self.record.version, self.snapshot(seat), "snapshot")
+            frames = self.snapshot(seat)
+            sub.deliver(self.table, frames.msg["version"], frames, "snapshot")
         self._presence_changed()
 
     def unsubscribe(self, sub: Subscriber, announce: bool = True) -> None:
@@ -270,6 +298,8 @@ class TableFeed:
             self._status = (record.version, status)
         self._recent.append(record)
         self._pending_events.extend(events)
+        if self.delay_ms:
+            self._hold(record, events)
         self._commits_pending = True
         if entry.get("k") == "seat":
             self._presence_changed()
@@ -291,7 +321,7 @@ class TableFeed:
         self._flush_scheduled = self._commits_pending = False
         self._flushed_at = asyncio.get_running_loop().time()
         for key, aud in self._audiences.items():
-            if not aud.subscribers or aud.version in (-1, self.record.version):
+            if not aud.subscribers or aud.version in (-1, self.record.version) or key == DELAYED:
                 continue  # -1: a new audience, whose first subscriber gets a snapshot
             old_version = aud.version
             ops = self._advance(aud, key)
@@ -308,7 +338,9 @@ class TableFeed:
                     "events": events,
                 }
             )
-            for aud in self._audiences.values():
+            for key, aud in self._audiences.items():
+                if key == DELAYED:
+                    continue  # they get these events with their patch, later
                 for sub in aud.subscribers.values():
                     sub.deliver(self.table, self.record.version, event_frames, "event")
         if self._presence_due:
@@ -342,6 +374,9 @@ class TableFeed:
         """One patch from ``version`` (the record ``old``, or one in the recent ring) to
         now; a snapshot when that version is not known."""
         self._flush_commits()
+        if self._key(seat) == DELAYED:  # what they may see now, never a newer version
+            shown = self._shown.version
+            return self._empty_patch(seat) if version == shown else self.snapshot(seat)
         if version == self.record.version:
             return self.snapshot(seat) if version < 0 else self._empty_patch(seat)
         old = old or self.recent(version)
@@ -355,3 +390,46 @@ class TableFeed:
     def _empty_patch(self, seat: Audience) -> Frames:
         aud = self._current(self._key(seat))
         return _patch(self.table, aud.version, aud.version, [], aud.hash)
+
+    # -- spectator delay -----------------------------------------------------------------
+
+    def _hold(self, record: TableRecord, events: list[Event]) -> None:
+        """Keep a commit from the spectators for the delay."""
+        loop = asyncio.get_running_loop()
+        self._held.append((loop.time(), record, events))
+        loop.call_later(self.delay_ms / 1000, self._release)
+
+    def _release(self) -> None:
+        """Show the spectators every held commit whose delay has passed: one patch from
+        the version they have, and those versions' events."""
+        due = asyncio.get_running_loop().time() - self.delay_ms / 1000
+        events: list[Event] = []
+        released = False
+        while self._held and self._held[0][0] <= due:
+            _, self._shown, held_events = self._held.popleft()
+            events.extend(held_events)
+            released = True
+        aud = self._audiences.get(DELAYED)
+        if not released or aud is None or not aud.subscribers or aud.version < 0:
+            return
+        old_version = aud.version
+        ops = self._advance(aud, DELAYED)
+        patch = _patch(self.table, old_version, aud.version, ops, aud.hash)
+        pushes = [(patch, "patch")]
+        if events:
+            pushes.append(
+                (
+                    Frames(
+                        {
+                            "t": "event",
+                            "table": self.table,
+                            "version": aud.version,
+                            "events": events,
+                        }
+                    ),
+                    "event",
+                )
+            )
+        for frames, kind in pushes:
+            for sub in list(aud.subscribers.values()):
+                sub.deliver(self.table, aud.version, frames, kind)

@@ -1,5 +1,5 @@
 """Game records: a finished table's whole game as one document anyone can check
-(protocol/v1/record.json, protocol/README.md "Game records").
+(protocol/v1/games/game_record.json, protocol/README.md "Game records").
 
 A record holds the game, its options, the seed and the seats, then every version the
 table went through (a seat taken, an action accepted) with the hash of the view each
@@ -25,7 +25,7 @@ from typing import Any
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, GameError, Status
 from tablehub.server.tables.feed import table_view
-from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
+from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus, as_created
 from tablehub.server.tables.viewdiff import canonical_json, view_hash
 
 FORMAT = "tablehub-game-record"
@@ -61,22 +61,6 @@ def _game(game_id: str) -> Game:
     if game is None:
         raise RecordError(f"this server knows no game {game_id!r}")
     return game
-
-
-def initial(current: TableRecord) -> TableRecord:
-    """The table as it was created: version 0, every seat free, the game as set up."""
-    game = _game(current.game)
-    state = game.setup(current.options, len(current.seats), current.seed)
-    return dataclasses.replace(
-        current,
-        state=state,
-        version=0,
-        seats=[Seat() for _ in current.seats],
-        status=TableStatus.WAITING,
-        deadline=None,
-        deadline_turn=None,
-        result=None,
-    )
 
 
 def steps(start: TableRecord, log: list[LogEntry]) -> Iterator[Step]:
@@ -181,7 +165,7 @@ def build(current: TableRecord, log: list[LogEntry]) -> dict[str, Any]:
     entries: list[dict[str, Any]] = []
     start: dict[str, Any] = {}
     chain = GENESIS
-    for step in steps(initial(current), log):
+    for step in steps(as_created(current), log):
         if step.entry is None:
             start = {"version": 0, "hashes": hashes(game, step)}
             chain = start["chain"] = link(chain, start)
@@ -230,7 +214,7 @@ def header(doc: dict[str, Any]) -> TableRecord:
             state={},
             name=str(doc.get("name", "")),
         )
-        return initial(current)
+        return as_created(current)
     except GameError as err:
         raise RecordError(f"the record's options are refused: {err.message}") from None
     except (KeyError, TypeError, ValueError) as err:

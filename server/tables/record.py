@@ -126,6 +126,11 @@ class TableRecord:
             "options": {
                 **self.options,
                 "turn_seconds": None if self.turn_ms is None else self.turn_ms / 1000,
+                **(
+                    {"spectator_delay": self.spectator_delay_ms / 1000}
+                    if self.spectator_delay_ms
+                    else {}
+                ),
             },
             "result": self.result,
         }
@@ -140,6 +145,23 @@ def _seat_from_plain(game_id: str, data: dict[str, Any]) -> Seat:
         game = get_game(game_id)
         data["level"] = game.bot_level(level).id if data.get("bot") and game else None
     return Seat(**data)
+
+
+def as_created(current: TableRecord) -> TableRecord:
+    """The table as it was created: version 0, every seat free, the game as set up."""
+    game = get_game(current.game)
+    if game is None:
+        raise LookupError(f"unknown game {current.game}")
+    return dataclasses.replace(
+        current,
+        state=game.setup(current.options, len(current.seats), current.seed),
+        version=0,
+        seats=[Seat() for _ in current.seats],
+        status=TableStatus.WAITING,
+        deadline=None,
+        deadline_turn=None,
+        result=None,
+    )
 
 
 def replay(record: TableRecord, log: list[LogEntry]) -> State:

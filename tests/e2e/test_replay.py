@@ -16,7 +16,8 @@ import jsonpatch
 from tablehub.clients.cli.connection import Connection
 from tablehub.server.games.completto import GAME as COMPLETTO
 from tablehub.server.tables.feed import table_view
-from tablehub.server.tables.gamerecord import initial, steps, verify
+from tablehub.server.tables.gamerecord import steps, verify
+from tablehub.server.tables.record import as_created
 from tablehub.server.tables.viewdiff import view_hash
 from tests.conftest import RunningHub
 from tests.e2e.test_games import play_to_the_end
@@ -74,7 +75,7 @@ async def test_replays_show_each_audience_its_live_views_and_never_more(hub: Run
     await play_to_the_end(hub, [ann, bo], table)
     record = hub.hub.live[table].record
     log = await hub.hub.store.log(table)
-    states = {step.version: step for step in steps(initial(record), log)}
+    states = {step.version: step for step in steps(as_created(record), log)}
     assert set(states) == set(range(record.version + 1))
 
     # Finished: the record verifies; any audience may be replayed, by anyone.

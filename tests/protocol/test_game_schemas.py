@@ -133,6 +133,7 @@ def test_options_schema_matches_the_games_options(game_id: str) -> None:
     props = dict(doc["properties"])
     assert props.pop("turn_seconds")["type"] == "number"
     assert props.pop("seed")["type"] == "integer"
+    assert props.pop("spectator_delay")["type"] == "number"
     described = game.describe()["options"]
     assert set(props) == set(described)
     for name, spec in described.items():

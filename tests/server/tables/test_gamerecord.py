@@ -26,12 +26,11 @@ from tablehub.server.tables.gamerecord import (
     GENESIS,
     RecordError,
     build,
-    initial,
     link,
     steps,
     verify,
 )
-from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
+from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus, as_created
 from tablehub.server.tables.viewdiff import view_hash
 
 NOW = 1_700_000_000_000
@@ -154,7 +153,9 @@ def test_one_altered_action_fails_at_its_version(game_id: str) -> None:
     doc = json.loads(json.dumps(build(played.record, played.log)))
     target = _acts(doc)[len(_acts(doc)) // 2]
     before = next(
-        s for s in steps(initial(played.record), played.log) if s.version == target["version"] - 1
+        s
+        for s in steps(as_created(played.record), played.log)
+        if s.version == target["version"] - 1
     )
     others = [
         a for a in game.legal_actions(before.record.state, target["seat"]) if a != target["action"]
