@@ -85,14 +85,26 @@ class StoreWatch:
     async def run(self, on_cut_off: Callable[[], None]) -> None:
         """Probe until cancelled; call ``on_cut_off`` each time the hub is cut off."""
         while not stopping():
-            up = await self._reachable()
-            now = time.monotonic()
-            elsewhere = False
-            if up is False and not self.cut_off and self.lease_passed(now):
-                elsewhere = await asyncio.to_thread(store_elsewhere, self.peers)
-            if self.observe(up, now, elsewhere):
+            if await self.probe():
                 on_cut_off()
             await asyncio.sleep(self.probe_every_s)
+
+    async def probe(self) -> bool:
+        """One look at the store (and, past a lease without it, at the peers); True
+        exactly when it cuts the hub off.
+
+        A peer that has the store may have it because the store just came back for
+        everyone (a restart, a failover): the store is probed again after the peers
+        answer, so a hub is cut off only if it still cannot reach what they can."""
+        up = await self._reachable()
+        now = time.monotonic()
+        elsewhere = False
+        if up is False and not self.cut_off and self.lease_passed(now):
+            elsewhere = await asyncio.to_thread(store_elsewhere, self.peers)
+            if elsewhere:
+                up = await self._reachable()
+                now = time.monotonic()
+        return self.observe(up, now, elsewhere)
 
 
 def store_elsewhere(peers: Sequence[str], timeout_s: float = 1.0) -> bool:

@@ -93,6 +93,25 @@ async def test_a_peer_counts_only_when_it_has_the_store_and_is_not_cut_off(
         await stop_hub(alone)
 
 
+async def test_a_store_back_for_everyone_cuts_nobody_off(redis_url: str) -> None:
+    """Redis restarting: this hub's probe failed, and by the time a peer says it has
+    the store, the store is back here too -- nobody is sent away (seen: players
+    bounced with 1012 after a redis-server restart)."""
+    peer = await start_hub(redis_url)
+    answers = iter([False, False, True])  # down, down, then back while the peers answered
+
+    async def reachable() -> bool:
+        return next(answers)
+
+    try:
+        watch = StoreWatch(reachable, cut_off_after_s=0.0, peers=[peer.http])
+        assert not await watch.probe(), "the outage starts"
+        assert not await watch.probe(), "a lease later a peer has the store, and so do we"
+        assert not watch.cut_off
+    finally:
+        await stop_hub(peer)
+
+
 async def _handshake_status(running: RunningHub) -> int:
     """101 when a WebSocket handshake is accepted, else the HTTP status it got."""
     try:
