@@ -4,14 +4,15 @@ however many ask at the same time) and unloaded when the janitor says so."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from tablehub.server.hub.live import LiveTable
+from tablehub.server.hub.mirror import Mirror
+from tablehub.server.hub.ownership import Ownership
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.feed import TableFeed
-from tablehub.server.tables.record import TableRecord
 
 
 class Directory:
@@ -19,19 +20,21 @@ class Directory:
         self,
         store: Store,
         bus: Bus,
-        watch: Callable[[str], Awaitable[None]],
-        on_presence: Callable[[TableFeed], None],
-        on_loaded: Callable[[LiveTable, TableRecord], None],
+        served: dict[str, LiveTable],
+        mirror: Mirror,
+        ownership: Ownership,
+        lobby_changed: Callable[[], None],
     ) -> None:
-        """``watch(table)`` subscribes to the other processes' commits and presence
-        before a multi-process load; ``on_presence`` is each feed's presence hook;
-        ``on_loaded`` runs a table loaded by a single process (it owns them all)."""
+        """``served`` is the one map of the tables served here: the directory alone adds
+        and removes them (the mirror, the ownership and the lobby read it).  With Redis
+        the mirror hears each table's news before it loads; in one process the ownership
+        runs each table as it loads (a single process owns them all)."""
         self.store = store
         self.bus = bus
-        self._watch = watch
-        self._on_presence = on_presence
-        self._on_loaded = on_loaded
-        self.live: dict[str, LiveTable] = {}
+        self.live = served
+        self._mirror = mirror
+        self._ownership = ownership
+        self._lobby_changed = lobby_changed
         self._loading: dict[str, asyncio.Future[LiveTable]] = {}
 
     def get(self, table_id: str) -> LiveTable | None:
@@ -62,31 +65,29 @@ class Directory:
     async def _load(self, table_id: str) -> LiveTable:
         multi = self.bus.multi_process
         if multi:
-            await self._watch(table_id)  # before loading, so no commit falls between
+            await self._mirror.watch(table_id)  # before loading: no commit falls between
         record = await self.store.load(table_id)
         if record is None:
             if multi:
                 await self.bus.unwatch(table_id)
             raise TableError("unknown_table", f"no table {table_id!r}")
-        live = LiveTable(TableFeed(record, on_presence=self._on_presence))
+        feed = TableFeed(record, on_presence=self._mirror.on_local_presence)
+        live = LiveTable(feed, self._lobby_changed)
         self.live[table_id] = live
         if not multi:
-            self._on_loaded(live, record)
+            self._ownership.run(live, record)
         return live
 
     async def unload(self, table_id: str, live: LiveTable) -> None:
         """Stop serving the table here (it stays in the store)."""
         del self.live[table_id]
-        actor = live.actor
-        if actor is not None:
-            actor.stop()
+        actor = live.stop()
         if self.bus.multi_process:
             if actor is not None:
                 await self.bus.release(table_id, actor.epoch)
             await self.bus.unwatch(table_id)
 
-    def cancel_actors(self) -> None:
-        """Cancel every table's actor (the hub is stopping)."""
+    def stop_actors(self) -> None:
+        """Stop every table's actor (the hub is stopping)."""
         for live in list(self.live.values()):
-            if live.actor is not None:
-                live.actor.stop()
+            live.stop()

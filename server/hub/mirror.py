@@ -3,7 +3,6 @@ feed, or a reload after a gap) and their presence (merged into the feed's)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,8 +11,6 @@ from tablehub.server.hub.live import LiveTable
 from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus, RemoteCommit
 from tablehub.server.tables.feed import TableFeed
-
-log = logging.getLogger("tablehub.hub")
 
 
 @dataclass(eq=False)
@@ -31,30 +28,15 @@ class Mirror:
 
     def on_remote_commit(self, table_id: str, commit: RemoteCommit) -> None:
         live = self.lookup(table_id)
-        if live is None:
-            return
-        version = commit.entry["v"]
-        if version <= live.feed.record.version:
-            return  # our own commit's echo, or old news
-        live.heard_from_owner(self.bus.lease_ms)
-        if live.actor is not None:
-            log.warning("table %s was committed by another process: dropping our actor", table_id)
-            live.actor.lost = True
-            live.actor.stop()
-            live.actor = None
-        if version == live.feed.record.version + 1:
-            live.feed.apply_remote(commit.meta, commit.entry)
-        else:
+        if live is not None and not live.remote_commit(commit, self.bus.lease_ms):
             self.spawn(lambda: self.reload(table_id))
-        if commit.entry.get("k") == "seat" or commit.meta["status"] != "playing":
-            self.lobby_changed()
 
     async def reload(self, table_id: str) -> None:
         """Catch a table nobody runs here up with the store (after a missed commit)."""
-        live = self.lookup(table_id)
         record = await self.store.load(table_id)
-        if live is not None and record is not None and live.actor is None:
-            live.feed.reload(record)
+        live = self.lookup(table_id)
+        if live is not None and record is not None:
+            live.reload(record)
 
     def on_local_presence(self, feed: TableFeed) -> None:
         """Sockets here came or went: tell the lobby, and the other processes."""

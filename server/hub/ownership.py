@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server import metrics
-from tablehub.server.games.base import Event, Status
 from tablehub.server.hub.admission import admit
-from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.tasks import TaskRunner
 from tablehub.server.ops.faults import store_unreachable
@@ -24,7 +22,7 @@ from tablehub.server.tables.actor import TableActor
 from tablehub.server.tables.core import Act, Command, command_from_plain, command_to_plain
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.journal import StoreUnavailable
-from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus
+from tablehub.server.tables.record import TableRecord
 from tablehub.server.tables.thinking import Thinker
 
 FORWARD_BUDGET_S = 10.0
@@ -36,35 +34,21 @@ REMEMBERED_CIDS = 256
 class Ownership:
     store: Store
     bus: Bus
-    directory: Directory
+    served: Mapping[str, LiveTable]
+    """The tables this process serves, by id (the directory's)."""
     tasks: TaskRunner
     clock_ms: Callable[[], int]
-    lobby_changed: Callable[[], None]
     watch: LoopWatch
     thinker: Thinker
     _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
 
     def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
         """Run the table here: start its actor (this process holds the lease)."""
-        feed = live.feed
-
-        def on_commit(
-            rec: TableRecord, entry: LogEntry, events: list[Event], status: Status
-        ) -> None:
-            feed.on_commit(rec, entry, events, status)
-            if entry.get("k") == "seat" or rec.status is not TableStatus.PLAYING:
-                self.lobby_changed()
-
-        actor = TableActor(record, self.store, on_commit, self.clock_ms, epoch, self.thinker)
-        actor.on_stopped = self._actor_stopped
-        live.actor = actor
-        actor.start()
+        actor = TableActor(record, self.store, live.committed, self.clock_ms, epoch, self.thinker)
+        live.run(actor, self._actor_stopped)
 
     def _actor_stopped(self, actor: TableActor) -> None:
         table_id = actor.record.table
-        live = self.directory.get(table_id)
-        if live is not None and live.actor is actor:
-            live.actor = None
         self.bus.stop_serving(table_id)  # whoever owns the table next answers its inbox
         if actor.lost and self.bus.multi_process:
             self.tasks.spawn(lambda: self._give_up(table_id, actor.epoch))
@@ -80,9 +64,9 @@ class Ownership:
             store_unreachable("giving a table's lease back", err)
 
     def lost_lease(self, table_id: str) -> None:
-        live = self.directory.get(table_id)
-        if live is not None and live.actor is not None:
-            live.actor.stop()
+        live = self.served.get(table_id)
+        if live is not None:
+            live.stop()
 
     async def try_own(self, live: LiveTable) -> bool:
         """Take the table over if nobody owns it (its owner died, or it was idle).
@@ -103,10 +87,8 @@ class Ownership:
         if record is None:  # deleted meanwhile
             await self._give_up(table_id, epoch)
             return False
-        if live.actor is not None:  # an older epoch's actor: its lease lapsed unnoticed
-            live.actor.lost = True
-            live.actor.stop()
-        live.feed.reload(record)
+        live.lose()  # an older epoch's actor, if any: its lease lapsed unnoticed
+        live.reload(record)
         self.run(live, record, epoch)
         actor = live.actor
         assert actor is not None
@@ -119,14 +101,9 @@ class Ownership:
             raise
         return True
 
-    async def submit(self, table_id: str, command: Command) -> Any:
+    async def submit(self, live: LiveTable, command: Command) -> Any:
         """Run a command on the table's actor, here or (forwarded) at its owner."""
-        live = await self.directory.table(table_id)
-        if (
-            live.actor is None
-            and self.bus.multi_process
-            and asyncio.get_running_loop().time() >= live.owner_answered_until
-        ):
+        if live.actor is None and self.bus.multi_process and not live.owner_trusted():
             await self.try_own(live)
         if live.actor is not None:
             return await live.actor.submit(command)

@@ -55,29 +55,15 @@ class Hub:
         # With leases, new tables are refused a quarter lease late, before leases suffer.
         self.watch = LoopWatch(self.bus.lease_ms / 4000 if self.bus.lease_ms else TABLES_LATE_S)
         self.sojourn = Sojourn()
-        # Mirror and ownership are built on the directory; it reaches them through these
-        # hooks, which run only once tables load (after construction).
-        self.directory = Directory(
-            store,
-            self.bus,
-            watch=lambda table_id: self.mirror.watch(table_id),
-            on_presence=lambda feed: self.mirror.on_local_presence(feed),
-            on_loaded=lambda live, record: self.ownership.run(live, record),
-        )
-        self.lobby = Lobby(store, self.directory.get, self.tasks.spawn)
-        self.mirror = Mirror(
-            store, self.bus, self.directory.get, self.tasks.spawn, self.lobby.changed
-        )
+        served: dict[str, LiveTable] = {}  # the directory alone adds and removes tables
+        self.lobby = Lobby(store, served.get, self.tasks.spawn)
+        self.mirror = Mirror(store, self.bus, served.get, self.tasks.spawn, self.lobby.changed)
         self.thinker = Thinker(default_workers() if bot_workers is None else bot_workers)
         self.ownership = Ownership(
-            store,
-            self.bus,
-            self.directory,
-            self.tasks,
-            clock_ms,
-            self.lobby.changed,
-            self.watch,
-            self.thinker,
+            store, self.bus, served, self.tasks, clock_ms, self.watch, self.thinker
+        )
+        self.directory = Directory(
+            store, self.bus, served, self.mirror, self.ownership, self.lobby.changed
         )
         self.janitor = Janitor(store, self.bus, self.directory, self.lobby, clock_ms)
         self.creation = Creation(
@@ -131,7 +117,7 @@ class Hub:
         self._loops.append(self.tasks.run(self.janitor.run, name="hub-janitor"))
 
     async def stop(self) -> None:
-        self.directory.cancel_actors()
+        self.directory.stop_actors()
         for task in self._loops:
             task.cancel()
         self._loops.clear()
@@ -193,13 +179,16 @@ class Hub:
         if timed:
             answer = _Timed(answer, self.sojourn)
         live = self.directory.get(table_id)
-        if live is not None and live.actor is not None:
-            live.actor.post(command, answer)
+        if live is not None and live.post(command, answer):
             return
         if not self.tasks.started:
             answer(None, TableError("overloaded", "the server is shutting down; retry", 1000))
             return
-        self.tasks.spawn(lambda: _answered(self.ownership.submit(table_id, command), answer))
+        self.tasks.spawn(lambda: _answered(self._submit(table_id, command), answer))
+
+    async def _submit(self, table_id: str, command: Command) -> Any:
+        """A command for a table not run here (yet): load it, then own or forward."""
+        return await self.ownership.submit(await self.directory.table(table_id), command)
 
     async def submit(self, table_id: str, command: Command) -> Any:
         """:meth:`send`, awaited: the command's result, or its TableError raised."""

@@ -53,5 +53,5 @@ class Sweeper:
             watched = [t for t, live in live_tables.items() if live.actor is None]
             latest = await self.bus.latest_versions(watched)
             for table_id, version in latest.items():
-                if version > live_tables[table_id].feed.record.version:
+                if version > live_tables[table_id].version:
                     await self.mirror.reload(table_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import cast
 
 import pytest
 
@@ -12,6 +13,7 @@ from tablehub.server.hub import Hub
 from tablehub.server.hub.directory import Directory
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.hub.lobby import Lobby
+from tablehub.server.hub.ownership import Ownership
 from tablehub.server.store.bus import RemoteCommit
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.tables.core import Join, Legal
@@ -43,12 +45,14 @@ class LobbyWatcher:
 async def test_the_directory_loads_a_table_once_however_many_ask_at_once(hub: Hub) -> None:
     table_id = await hub.create_table("nmbr9", 2, {})
     loaded: list[LiveTable] = []
+
+    class Runs:
+        def run(self, live: LiveTable, record: TableRecord, epoch: int = 0) -> None:
+            loaded.append(live)
+
+    served: dict[str, LiveTable] = {}
     directory = Directory(
-        hub.store,
-        hub.bus,
-        watch=lambda table: asyncio.sleep(0),
-        on_presence=lambda feed: None,
-        on_loaded=lambda live, record: loaded.append(live),
+        hub.store, hub.bus, served, hub.mirror, cast(Ownership, Runs()), hub.lobby.changed
     )
     first, *others = await asyncio.gather(*(directory.table(table_id) for _ in range(5)))
     assert all(other is first for other in others)
