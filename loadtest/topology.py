@@ -30,6 +30,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tablehub.clients.cli.connection import CAFILE_ENV
 from tablehub.server.config import redacted
@@ -65,11 +66,42 @@ def _accepts(port: int) -> bool:
         return True
 
 
+def _listening(port: int, tls: TlsFiles | None) -> list[str]:
+    """redis-server's arguments to listen on ``port``, over TLS with ``tls`` (the
+    certificate is also the CA; clients are not asked for certificates)."""
+    if tls is None:
+        return ["--port", str(port)]
+    return [
+        "--port",
+        "0",
+        "--tls-port",
+        str(port),
+        "--tls-cert-file",
+        tls.cert,
+        "--tls-key-file",
+        tls.key,
+        "--tls-ca-cert-file",
+        tls.cert,
+        "--tls-auth-clients",
+        "no",
+    ]
+
+
+def _store_url(scheme: str, password: str | None, hosts: str, tls: TlsFiles | None) -> str:
+    """``scheme://[:password@]hosts``, TLS schemes (``rediss``) trusting ``tls``."""
+    credentials = f":{quote(password, safe='')}@" if password else ""
+    if tls is None:
+        return f"{scheme}://{credentials}{hosts}"
+    secure = scheme.replace("redis", "rediss", 1)
+    return f"{secure}://{credentials}{hosts}?ssl_ca_certs={quote(tls.cert, safe='')}"
+
+
 def start_redis(
-    workdir: str, appendonly: bool, password: str | None = None
+    workdir: str, appendonly: bool, password: str | None = None, tls: TlsFiles | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """A redis-server on a free loopback port, keeping its files in ``workdir``; with
-    ``password``, it asks for it (``requirepass``) and the URL carries it."""
+    ``password``, it asks for it (``requirepass``) and the URL carries it; with
+    ``tls``, it speaks only TLS (a ``rediss://`` URL)."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server not found: install it (or point at one with a URL)")
@@ -77,8 +109,7 @@ def start_redis(
     proc = subprocess.Popen(
         [
             binary,
-            "--port",
-            str(port),
+            *_listening(port, tls),
             "--bind",
             "127.0.0.1",
             "--save",
@@ -96,13 +127,15 @@ def start_redis(
     except TimeoutError:
         proc.kill()
         raise
-    credentials = f":{password}@" if password else ""
-    return proc, f"redis://{credentials}127.0.0.1:{port}/0"
+    return proc, _store_url("redis", password, f"127.0.0.1:{port}/0", tls)
 
 
-def _redis_cli(port: int, *args: str, password: str | None = None) -> str:
+def _redis_cli(
+    port: int, *args: str, password: str | None = None, tls: TlsFiles | None = None
+) -> str:
+    secure = ["--tls", "--cacert", tls.cert] if tls else []
     out = subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+        ["redis-cli", "-h", "127.0.0.1", "-p", str(port), *secure, *args],
         capture_output=True,
         check=True,
         timeout=30,
@@ -111,12 +144,14 @@ def _redis_cli(port: int, *args: str, password: str | None = None) -> str:
     return out.stdout.decode()
 
 
-def _cluster_ok(port: int, password: str | None = None) -> bool:
+def _cluster_ok(port: int, password: str | None = None, tls: TlsFiles | None = None) -> bool:
     """The node sees the cluster as ok and, if it is a replica, has synced."""
     try:
-        if "cluster_state:ok" not in _redis_cli(port, "cluster", "info", password=password):
+        if "cluster_state:ok" not in _redis_cli(
+            port, "cluster", "info", password=password, tls=tls
+        ):
             return False
-        replication = _redis_cli(port, "info", "replication", password=password)
+        replication = _redis_cli(port, "info", "replication", password=password, tls=tls)
     except subprocess.SubprocessError:
         return False
     return "role:master" in replication or "master_link_status:up" in replication
@@ -130,13 +165,15 @@ class RedisClusterNodes:
     cluster bus), with no persistence: a killed node restarts empty and syncs from its
     shard's new master.  ``node_timeout_ms`` is how long a master may be silent before
     its replica is promoted; with ``password`` every node asks for it (replicas give it
-    to their masters).  :attr:`url` is the ``redis+cluster://`` store URL.
+    to their masters); with ``tls`` clients, replication and the cluster bus speak TLS
+    only.  :attr:`url` is the ``redis+cluster://`` (``rediss+cluster://``) store URL.
     """
 
     masters: int = 3
     replicas: int = 1
     node_timeout_ms: int = 1000
     password: str | None = None
+    tls: TlsFiles | None = None
     ports: list[int] = field(default_factory=list)
     procs: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     _bus_ports: dict[int, int] = field(default_factory=dict)
@@ -144,11 +181,11 @@ class RedisClusterNodes:
 
     @property
     def url(self) -> str:
-        credentials = f":{self.password}@" if self.password else ""
-        return "redis+cluster://" + credentials + ",".join(f"127.0.0.1:{p}" for p in self.ports)
+        hosts = ",".join(f"127.0.0.1:{p}" for p in self.ports)
+        return _store_url("redis+cluster", self.password, hosts, self.tls)
 
     def _cli(self, port: int, *args: str) -> str:
-        return _redis_cli(port, *args, password=self.password)
+        return _redis_cli(port, *args, password=self.password, tls=self.tls)
 
     def start(self) -> RedisClusterNodes:
         if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
@@ -183,8 +220,8 @@ class RedisClusterNodes:
         proc = subprocess.Popen(
             [
                 "redis-server",
-                "--port",
-                str(port),
+                *_listening(port, self.tls),
+                *(["--tls-cluster", "yes", "--tls-replication", "yes"] if self.tls else []),
                 "--cluster-port",
                 str(self._bus_ports[port]),
                 "--bind",
@@ -252,7 +289,7 @@ class RedisClusterNodes:
             return (
                 len(masters) == self.masters
                 and all(p in self.procs for p in masters)
-                and all(_cluster_ok(p, self.password) for p in self.procs)
+                and all(_cluster_ok(p, self.password, self.tls) for p in self.procs)
             )
 
         wait_for(healthy, "redis cluster (after a failover)", timeout=timeout)
