@@ -1,6 +1,7 @@
 // The lobby: the hosted games with a "new table" form each, and the live table list
-// (subscribe_tables) with join / resume / add bot / watch.  Option names, choices and
-// rules come in words from the game modules (games/index.js), never as raw ids.
+// (subscribe_tables) with join / resume / add bot / watch.  Option names and choices
+// come in words from the game modules (games/index.js), never as raw ids; each game's
+// "How to play" opens the rules the server gives (howto.js).
 //
 // Bot levels: a `list_games` entry may carry `bot_levels` ([{id, name, description}],
 // weakest first) and `default_bot_level`; then the form offers the choice and `add_bot`
@@ -8,6 +9,7 @@
 
 import { h, replace } from './dom.js';
 import { gameView } from './games/index.js';
+import { howtoButton } from './howto.js';
 
 const STATUS_LABEL = { waiting: 'waiting for players', playing: 'playing', finished: 'finished' };
 
@@ -101,12 +103,11 @@ function gameCard(app, game) {
     botLevelInput(game),
     h('button', { class: 'primary', type: 'submit' }, 'Create table & sit'),
   );
-  const rules = gameView(game.id).rules ?? [game.help ?? ''];
   return h(
     'article',
     { class: 'game-card card', data: { game: game.id } },
     h('h3', {}, game.name, h('small', {}, ` ${game.min_players === game.max_players ? game.min_players : `${game.min_players}–${game.max_players}`} players`)),
-    h('details', { class: 'rules' }, h('summary', {}, 'How to play'), rules.map((p) => h('p', {}, p))),
+    howtoButton(game),
     form,
   );
 }

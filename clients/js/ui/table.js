@@ -9,7 +9,7 @@
 // ctx = {seat (null = spectator), seatName(seat), act(action) -> Promise<bool>,
 //        legal() -> Promise<actions | null>, legalStep(partial) -> Promise<step | null>
 //        (staged legal, protocol/README.md: the next field's choices), say(text, kind)}.
-// The game module's words (games/index.js: rules, describe, reason, breakdown) make the log, the result and
+// The game module's words (games/index.js: describe, reason, breakdown) make the log, the result and
 // the end-of-game table read as sentences.
 //
 // A turn the timer played for you (your seat was to act, the deadline passed and your
@@ -18,6 +18,7 @@
 
 import { formatSeconds, h, replace } from './dom.js';
 import { gameView } from './games/index.js';
+import { howtoButton } from './howto.js';
 
 const words = (id) => String(id).replaceAll('_', ' ');
 
@@ -47,7 +48,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
   const gameRoot = h('div', { class: 'game-root' });
   const endScreen = h('section', { class: 'end-screen card', hidden: true, 'aria-live': 'polite' });
   const notice = h('div', { class: 'timer-notice', role: 'status', hidden: true });
-  const rulesBox = h('details', { class: 'rules-help' }, h('summary', {}, 'How to play'));
+  const howtoSlot = h('span', { class: 'howto-slot' }); // the "How to play" button, once the view names the game
   const log = h('ol', { class: 'event-log', 'aria-label': 'game log, newest first' });
   const resignBtn = h('button', { class: 'danger resign', hidden: true, on: { click: resign } }, 'Resign');
   const shareBtn = h('button', { class: 'share', on: { click: share } }, 'Copy watch link');
@@ -65,6 +66,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
         statusPill,
         turnInfo,
         clock,
+        howtoSlot,
       ),
       seatsBar,
       banner,
@@ -72,7 +74,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       errorLine,
       endScreen,
       gameRoot,
-      h('footer', { class: 'table-foot' }, resignBtn, shareBtn, rulesBox, h('details', { class: 'log', open: true }, h('summary', {}, 'Game log'), log)),
+      h('footer', { class: 'table-foot' }, resignBtn, shareBtn, h('details', { class: 'log', open: true }, h('summary', {}, 'Game log'), log)),
     ),
   );
   gameRoot.append(h('p', { class: 'muted loading' }, 'Loading table…'));
@@ -322,11 +324,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
   }
 
   function renderRules() {
-    replace(
-      rulesBox,
-      h('summary', {}, 'How to play'),
-      (module.rules ?? [`Play ${app.gameInfo(view.game).name} by choosing one of the moves offered on your turn.`]).map((p) => h('p', {}, p)),
-    );
+    replace(howtoSlot, howtoButton(app.gameInfo(view.game)));
   }
 
   function describe(event) {

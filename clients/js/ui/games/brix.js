@@ -295,13 +295,7 @@ export function createView(root, ctx) {
   };
 }
 
-// -- words for people: rules, the game log, the end screen ------------------------------
-
-export const rules = [
-  'Two players build one wall, seen from the side. A brick is two cubes, one orange and one blue; one shows X, the other O. You choose how it lies (flat or standing), which end is orange and which symbols show.',
-  'A brick must rest on the ground or on bricks below, touch the wall after the first brick, and the wall may never be more than 8 cells wide. When the supply runs out, a turn is: take a brick out of the wall and put it back somewhere else — not the one your opponent just moved, and if the wall falls, you lose.',
-  'Four in a straight line (across, up or diagonal) of your target wins: X against O, orange against blue, or symbols against colours, as the table was set up. If your turn makes lines for both players, you win. You may offer a draw or resign at any time.',
-];
+// -- words for people: the game log, the end screen ------------------------------
 
 export const optionWords = {
   bricks: { label: 'Bricks in the supply', hint: 'the retail box has 22' },

@@ -2,8 +2,8 @@
 // values, its legal actions chosen in steps), so a fifth game is playable before it has
 // its own view.
 //
-// A game module exports createView(root, ctx) and, for people, optionally:
-//   rules        paragraphs of plain-word rules (lobby and table page "How to play"),
+// A game module exports createView(root, ctx) and, for people, optionally (the rules
+// themselves come from the server: list_games `howto`, shown by ../howto.js):
 //   optionWords  {option: {label, hint?, choices?: {id: words}, zero?: words}},
 //   describe(event, name) -> a log sentence or null,
 //   reason(code) -> the result's reason in words, or null (engines that send codes),

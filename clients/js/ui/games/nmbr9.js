@@ -512,13 +512,7 @@ export function createView(root, ctx) {
   };
 }
 
-// -- words for people: rules, the game log, the end screen ------------------------------
-
-export const rules = [
-  'Twenty rounds. Each round a card shows a digit from 0 to 9, and every player places a tile of that shape in their own layout at the same time. The deck holds two cards of each digit; the tracker shows which are still to come.',
-  'A tile lies on the table (level 0) or on top of other tiles. On the table it must touch your tiles along an edge. On a higher level every square must rest on tiles below — no overhang, no gaps — and it must lie across at least two different tiles. A tile on a level that already has tiles must touch one of them along an edge.',
-  'Tiles can be turned in quarter steps but never flipped. Each tile scores its digit times its level, so a 9 on level 2 is worth 18 and anything on the table is worth 0. Highest total after twenty rounds wins.',
-];
+// -- words for people: the game log, the end screen ------------------------------
 
 export const optionWords = {
   tournament: { label: 'Tournament table', hint: 'up to 1,000 players on the same deck' },

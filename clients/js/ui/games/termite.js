@@ -33,8 +33,11 @@ function dieEl(die, extra = {}) {
   );
 }
 
+/** White wood is outlined (class tm-white) so it shows on the white cards. */
+const whiteClass = (colour) => (colour === 'white' ? 'tm-white' : null);
+
 function cubes(list) {
-  return list.map((c) => h('span', { class: 'tm-cube', style: { background: CUBE_COLOURS[c] ?? '#ccc' }, title: c }));
+  return list.map((c) => h('span', { class: ['tm-cube', whiteClass(c)], style: { background: CUBE_COLOURS[c] ?? '#ccc' }, title: c }));
 }
 
 /** Blueprint shapes (tetromino letters) as cells [x, y], y downward. */
@@ -58,7 +61,7 @@ function blueprintEl(card) {
   return h(
     'span',
     { class: 'tm-bp', title: `${colour} ${letter} blueprint`, data: { card }, style: { gridTemplateColumns: `repeat(${w}, 0.55em)`, gridTemplateRows: `repeat(${rows}, 0.55em)` } },
-    cells.map(([x, y]) => h('i', { style: { gridColumn: x + 1, gridRow: y + 1, background: CUBE_COLOURS[colour] ?? '#999' } })),
+    cells.map(([x, y]) => h('i', { class: whiteClass(colour), style: { gridColumn: x + 1, gridRow: y + 1, background: CUBE_COLOURS[colour] ?? '#999' } })),
   );
 }
 
@@ -68,6 +71,16 @@ const BONUS = { worker: 'a new worker die', soldier: 'a new soldier die', room: 
 /** The "do it" answer of an optional night choice (beside "pass"). */
 const CHOOSE = { trade: 'trade', move: 'move cubes', build: 'build' };
 const PAY = { cubes: 'two cubes from your rooms', egg: 'an egg', queen: 'a queen card', blueprint: 'a blueprint from your hand' };
+/** What each action card does, beside its letter. */
+export const CARD_WORDS = { A: 'blueprint', C: 'egg', E: 'trade', G: 'queen card' };
+/** A stake card's place in the pyramid under its stake, in words. */
+const NODE_WORDS = { '1a': 'first row, left', '1b': 'first row, right', '2a': 'second row, left', '2b': 'second row, middle', '2c': 'second row, right' };
+
+/** One of the seat's dice in words, numbered from 1 with what it shows: "die 3 (a 5)". */
+function dieWords(index, board) {
+  const die = board?.players?.[board?.you]?.dice?.[index];
+  return `die ${Number(index) + 1}${die ? ` (${die.kind === 'soldier' ? 'soldier, ' : ''}a ${die.value})` : ''}`;
+}
 
 /** Where a slot id points, in words: "A4" -> "card A, space 4", "D3t" -> "tunnel of D3". */
 export function slotWords(slot) {
@@ -105,7 +118,8 @@ function fieldContent(key, value, board = null) {
       if (!m) return words(value);
       const stake = board?.stakes?.[Number(m[1]) - 1];
       const colour = m[2] ? stake?.cards?.[m[2]]?.colour : stake?.colour;
-      return [colour ? cubes([colour]) : null, m[2] ? ` stake card ${m[2]} of D${m[1]}` : ` stake D${m[1]}`];
+      const where = m[2] ? `the stake card of D${m[1]} (${NODE_WORDS[m[2]] ?? m[2]})` : `stake D${m[1]}`;
+      return [colour ? cubes([colour]) : null, ` a ${colour ? `${colour} ` : ''}cube from ${where}`];
     }
     case 'edge':
       return `tunnel ${value.replace('S', 'start').replace('-', ' → ')}`;
@@ -120,8 +134,9 @@ function fieldContent(key, value, board = null) {
     case 'colour':
       return cubes([value]);
     case 'die':
+      return dieWords(value, board);
     case 'helper':
-      return `die ${Number(value) + 1}`;
+      return `${dieWords(value, board)} helps (it sits out this round)`;
     case 'dice':
       return `dice ${value.map((d) => Number(d) + 1).join(', ')}`;
     case 'stake':
@@ -172,7 +187,7 @@ const STEP_QUESTION = {
   card: 'Which card?',
   pay: 'Pay with',
   die: 'Which die?',
-  helper: 'Helper die',
+  helper: 'A helper die? One of your other dice sits out this round, and this die counts as the space’s value.',
   blueprint: 'Which blueprint?',
   source: 'From where?',
   stake: 'Which stake?',
@@ -272,7 +287,7 @@ export function createView(root, ctx) {
   function slotButton(slot, content, targets) {
     const choice = targets.get(slot);
     // The view's `idle`: where a die of yours would do nothing tonight, and why.
-    const idle = choice ? view?.idle?.[slot] : undefined;
+    const idle = choice ? b().idle?.[slot] : undefined;
     const notes = [choice && !choice.complete ? 'needs a helper die' : null, idle ? `does nothing tonight: ${idle}` : null].filter(Boolean);
     return h(
       choice ? 'button' : 'div',
@@ -283,7 +298,7 @@ export function createView(root, ctx) {
         type: choice ? 'button' : undefined,
         on: choice ? { click: () => ((chain = []), answerStep({ type: 'place_die', die: selected }, 'slot', choice)) } : {},
       },
-      idle ? [...[content].flat(), h('small', { class: 'tm-idle' }, ` (does nothing tonight: ${idle})`)] : content,
+      idle ? [...[content].flat(), h('small', { class: 'tm-idle' }, ' ✗ nothing tonight')] : content,
     );
   }
 
@@ -412,6 +427,19 @@ export function createView(root, ctx) {
     if (stage.dice.size && !start) {
       const die = selected === null ? null : b().players[me].dice[selected];
       add(turnBox, h('p', {}, die ? `Die ${selected + 1} (showing ${die.value}) picked: ${CLICK} a highlighted space.` : `Your turn: ${CLICK} one of your dice below, then a highlighted space.`));
+      const idle = idleNote(slotActions());
+      if (idle) add(turnBox, idle);
+      if ([...slotActions().values()].some((choice) => !choice.complete)) {
+        add(
+          turnBox,
+          h(
+            'p',
+            { class: 'tm-helper-note' },
+            h('span', { class: 'tm-dash', 'aria-hidden': 'true' }),
+            ' Dashed spaces take this die only with a helper: another of your unplaced dice sits out this round, and this die then counts as the space’s value.',
+          ),
+        );
+      }
     }
     if (start?.type === 'place_die') {
       add(turnBox, h('p', {}, `Die ${start.die + 1} to ${slotWords(start.slot)}:`), stagedStepper({}));
@@ -430,6 +458,30 @@ export function createView(root, ctx) {
     }
   }
 
+  /** Where the picked die would do nothing tonight, grouped by reason (the view's
+   * `idle`), said before it is placed; null when every space it reaches does something. */
+  function idleNote(targets) {
+    const byReason = new Map();
+    for (const slot of targets.keys()) {
+      const reason = b().idle?.[slot];
+      if (!reason) continue;
+      const m = /^([ACEG])(\d)$/.exec(slot);
+      const key = m ? `card ${m[1]}` : slotWords(slot);
+      const places = byReason.get(reason) ?? new Map();
+      places.set(key, [...(places.get(key) ?? []), ...(m ? [m[2]] : [])]);
+      byReason.set(reason, places);
+    }
+    if (!byReason.size) return null;
+    return h(
+      'div',
+      { class: 'tm-idle-note', role: 'note' },
+      h('strong', {}, '✗ Does nothing tonight:'),
+      [...byReason].map(([reason, places]) =>
+        h('p', {}, [...places].map(([place, spaces]) => (spaces.length ? `${place}, space${spaces.length > 1 ? 's' : ''} ${spaces.join(', ')}` : place)).join('; '), ` — ${reason}.`),
+      ),
+    );
+  }
+
   function renderCards(targets) {
     const board = b();
     replace(
@@ -439,7 +491,7 @@ export function createView(root, ctx) {
         h(
           'div',
           { class: 'tm-card', data: { card } },
-          h('span', { class: 'tm-card-name' }, card),
+          h('span', { class: 'tm-card-name' }, card, h('small', {}, CARD_WORDS[card] ?? '')),
           slots.map((die, i) => slotButton(`${card}${i + 1}`, [h('small', {}, String(i + 1)), die ? dieEl(die) : null], targets)),
         ),
       ),
@@ -457,7 +509,7 @@ export function createView(root, ctx) {
         board.stakes.map((stake) =>
           h(
             'div',
-            { class: 'tm-stake', data: { area: stake.area }, style: { '--colour': CUBE_COLOURS[stake.colour] } },
+            { class: ['tm-stake', whiteClass(stake.colour)], data: { area: stake.area, colour: stake.colour }, style: { '--colour': CUBE_COLOURS[stake.colour] } },
             h('div', { class: 'tm-stake-head' }, `D${stake.area} ${stake.colour}`, h('span', { class: 'muted' }, ` · ${stake.cubes} cubes`)),
             h(
               'div',
@@ -472,7 +524,7 @@ export function createView(root, ctx) {
                 const card = stake.cards[node];
                 return h(
                   'span',
-                  { class: ['tm-stake-card', card ? 'up' : 'down', `n${node}`], title: node, style: card ? { background: CUBE_COLOURS[card.colour] } : {} },
+                  { class: ['tm-stake-card', card ? 'up' : 'down', `n${node}`, whiteClass(card?.colour)], title: card ? `${card.cubes} ${card.colour} cube${card.cubes === 1 ? '' : 's'} (${NODE_WORDS[node]})` : `face down (${NODE_WORDS[node]})`, style: card ? { background: CUBE_COLOURS[card.colour] } : {} },
                   card ? `${card.cubes}` : '?',
                   h('span', { class: 'tm-tunnels' }, Object.entries(stake.tunnels).filter(([edge]) => edge.endsWith(node)).flatMap(([, seats]) => seats.map((s) => h('i', { style: { background: seatColour(s) }, title: `tunnel of ${ctx.seatName(s)}` })))),
                 );
@@ -495,7 +547,7 @@ export function createView(root, ctx) {
         ? h('div', { class: 'tm-wall-row tm-wall-picks' }, Array.from({ length: width }, (_, x) => (picks.has(x) ? h('button', { class: 'tm-wall-pick', type: 'button', data: { column: x }, title: `column ${x + 1}`, on: { click: picks.get(x) } }, '▼') : h('span', { class: 'tm-wall-cell empty' }))))
         : null,
       [...rows].reverse().map((row) =>
-        h('div', { class: 'tm-wall-row' }, [...row].map((c) => h('span', { class: ['tm-wall-cell', c === '.' ? 'empty' : null], style: c === '.' ? {} : { background: CUBE_COLOURS[INITIAL[c]] ?? '#999' }, title: INITIAL[c] ?? '' }))),
+        h('div', { class: 'tm-wall-row' }, [...row].map((c) => h('span', { class: ['tm-wall-cell', c === '.' ? 'empty' : null, whiteClass(INITIAL[c])], style: c === '.' ? {} : { background: CUBE_COLOURS[INITIAL[c]] ?? '#999' }, title: INITIAL[c] ?? '' }))),
       ),
     );
   }
@@ -601,13 +653,7 @@ export function createView(root, ctx) {
   };
 }
 
-// -- words for people: rules, the game log, the end screen ------------------------------
-
-export const rules = [
-  'Each round everyone rolls their dice. In turn, each player puts one die on an action space, until all dice are placed. Then night falls and the actions happen in order, from card A to card G and from die value 1 to 6.',
-  'A: take a blueprint. B (your rooms): hatch what the eggs hold. C: lay an egg in an empty room. D1–D6 (the stakes): dig a tunnel towards the stake cards, or collect cubes of that colour into your rooms. E: trade (pay two cubes, an egg, a queen card or a blueprint) for a cube on your wall. F (your rooms): move cubes and build a blueprint from them into your wall. G: draw a queen card.',
-  'Soldier dice may push a worker off cards A, C, E and G and count double on the stakes. A helper die lets another die take any value. Completed wall rows earn bonuses; the game ends at the end of the round in which someone completes the target number of rows, or the queen deck runs out. Most points wins; ties are broken as the rulebook says.',
-];
+// -- words for people: the game log, the end screen ------------------------------
 
 export const optionWords = {
   rows_to_end: { label: 'Wall rows to finish', hint: 'completed rows that end the game (5 or 7)' },
