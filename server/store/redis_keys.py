@@ -44,13 +44,15 @@ def store_error(err: BaseException) -> StoreError:
 
 
 def _closed_connection(err: BaseException) -> bool:
-    """A write on a connection torn down under redis-py -- to a master that just died
-    -- which surfaces as asyncio's (and uvloop's) ``RuntimeError`` ("closed"), or as a
+    """A connection torn down under redis-py -- to a master that just died, or being
+    re-established -- which surfaces as asyncio's (and uvloop's) ``RuntimeError``
+    ("closed"; or "read() called while another coroutine is already waiting" when a
+    subscription and the listener both reconnect the pub/sub connection), or as a
     ``TypeError``/``AttributeError`` about ``None`` raised inside redis-py or asyncio's
     streams (redis-py issue 4287: the transport's internals are cleared when the peer
     resets it)."""
     if isinstance(err, RuntimeError):
-        return "closed" in str(err)
+        return "closed" in str(err) or _raised_in(err, _DRIVER_DIRS)
     if isinstance(err, TypeError | AttributeError) and "NoneType" in str(err):
         return _raised_in(err, _DRIVER_DIRS)
     return False

@@ -67,6 +67,11 @@ def raised_in(module: Any, source: str) -> BaseException:
     [
         (redis.asyncio.connection, "None.writelines([b'PING'])"),  # redis-py issue 4287
         (asyncio.streams, "getattr(None, 'write_ready', None)()"),  # TypeError (3.12)
+        (
+            asyncio.streams,
+            "raise RuntimeError('read() called while another coroutine is "
+            "already waiting for incoming data')",
+        ),
     ],
 )
 def test_a_transport_torn_down_under_redis_py_is_the_store_out_of_reach(
