@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tablehub.clients.cli.connection import CAFILE_ENV
-from tablehub.loadtest.config import DEFAULT_MIX, SCENARIOS, RunConfig, parse_mix
+from tablehub.loadtest.config import SCENARIOS, RunConfig, default_mix, parse_mix
 from tablehub.loadtest.targets import (
     SPAWN_KINDS,
     SpawnError,
@@ -93,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--game", default="nmbr9", help="tables scenario: game id")
     what.add_argument("--seats", type=int, default=4, help="tables scenario: seats per table")
     what.add_argument("--spectators", type=int, default=1, help="spectators per table")
-    what.add_argument("--mix", default=DEFAULT_MIX, help="mixed scenario: game=seats+spectators,…")
+    what.add_argument(
+        "--mix", default=default_mix(), help="mixed scenario: game=seats+spectators,…"
+    )
     what.add_argument("--json", action="store_true", help="use tablehub.v1.json, not msgpack")
     what.add_argument("--bots", type=int, default=3, help="bots scenario: bot seats per table")
     what.add_argument("--bot-level", default="strong", help="bots scenario: the bots' level")

@@ -9,10 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tablehub.server.games import all_games
+
 SCENARIOS = ("tables", "idle", "tournament", "mixed", "bots")
 
-DEFAULT_MIX = "nmbr9=4+1,brix=2+1,completto=3+1,termite=3+1"
-"""Mixed scenario: game=seats+spectators, tables dealt round-robin over these."""
+MIX_SEATS = 3
+"""Seats of a mixed scenario's table by default (fewer where the game allows fewer)."""
+
+
+def default_mix() -> str:
+    """The mixed scenario's default ``--mix``: every registered game, ``MIX_SEATS`` seats
+    (within what the game allows) and one spectator; tables are dealt round-robin."""
+    return ",".join(
+        f"{game.id}={min(game.max_players, max(game.min_players, MIX_SEATS))}+1"
+        for game in all_games()
+    )
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,8 @@ from tablehub.clients.cli.connection import Connection, TableMirror
 from tablehub.loadtest.procstat import read_proc
 from tablehub.protocol.codec import V1_DIR, index, valid_request_id, validate_outbound
 
-GAMES = ("nmbr9", "brix", "completto", "termite")
+GAMES = tuple(index()["games"])
+"""The games the protocol has schemas for (``index.json``), as a client knows them."""
 ANSWER_TIMEOUT_S = 5.0
 ROUNDS_PER_S = 40
 """Pace of the legitimate 9-tower players (each round: legal + act per player)."""

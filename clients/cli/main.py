@@ -35,6 +35,7 @@ from tablehub.clients.cli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, 
 from tablehub.clients.cli.lines import FdLines
 from tablehub.clients.cli.link import SeatRequest
 from tablehub.clients.cli.tokens import TokenStore
+from tablehub.protocol.codec import index
 
 DEFAULT_URL = "ws://127.0.0.1:8000/ws"
 MAX_NAME = 40  # protocol/v1/hello.json
@@ -84,7 +85,12 @@ def add_play_command(sub: Any) -> None:
     )
     play.add_argument("--url", default=_default_url(), help="hub WebSocket URL (env TABLEHUB_URL)")
     play.add_argument("--name", default=_default_name(), help="your display name")
-    play.add_argument("--game", default="nmbr9", help="game id when creating (default nmbr9)")
+    play.add_argument(
+        "--game",
+        default="nmbr9",
+        help=f"game id when creating (default nmbr9): {', '.join(index()['games'])} "
+        "(a mistyped id is answered with the server's games)",
+    )
     play.add_argument("--seats", type=int, default=2, help="seats when creating (default 2)")
     play.add_argument("--table", help="join this table instead of creating one")
     play.add_argument("--seat", type=int, help="take this seat (default: the first free one)")
@@ -92,8 +98,8 @@ def add_play_command(sub: Any) -> None:
     play.add_argument(
         "--bot-level",
         metavar="LEVEL",
-        help="level of those bots (default: the game's default): easy or strong for "
-        "9-tower, brix and completto; termite has one level",
+        help="level of those bots (default: the game's default); a level the game does "
+        "not have is answered with its levels",
     )
     play.add_argument("--turn-seconds", type=float, help="turn deadline when creating")
     play.add_argument(

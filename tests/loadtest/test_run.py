@@ -105,7 +105,7 @@ def test_mixed_games_and_the_baseline_server(tmp_path: Path) -> None:
         assert run["figures"]["frames_per_s"] > 0
     offered = set(hub["config"]["games_offered"])
     played = {game for game, counts in hub["figures"]["by_game"].items() if counts.get("acts_ok")}
-    assert played == offered & {"nmbr9", "brix", "completto", "termite"}
+    assert played == offered  # the default mix: every game of the registry
     assert "nmbr9" in played
     assert report["comparison"]["ratio"] is not None
     sizes = baseline["baseline_frame_bytes"]  # the hub's mean patch/event sizes

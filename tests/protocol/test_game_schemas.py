@@ -26,16 +26,10 @@ from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import Game, IllegalAction, State
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
+from tests.server.games.conformance import playout, table_shapes
 
-GAMES = sorted(index()["games"])
-# (seats, options) per game, a few deals each: small and full tables, options that
-# reach the later phases (brix's move phase, completto's second round).
-TABLES: dict[str, list[tuple[int, dict[str, Any]]]] = {
-    "nmbr9": [(1, {}), (2, {}), (4, {})],
-    "brix": [(2, {}), (2, {"bricks": 4}), (2, {"bricks": 6, "move_limit": 6})],
-    "completto": [(2, {"rounds": 2}), (3, {})],
-    "termite": [(3, {})],
-}
+GAMES = [game.id for game in all_games()]
+"""Every registered game (a game without schemas fails ``test_index_names_every_game...``)."""
 SEEDS = range(3)
 
 
@@ -109,7 +103,7 @@ def drive(game: Game, seats: int, seed: int, options: dict[str, Any], max_steps:
 def test_every_action_event_and_view_of_playouts_fits_the_schemas(game_id: str) -> None:
     game = get_game(game_id)
     assert game is not None
-    for seats, options in TABLES[game_id]:
+    for seats, options in table_shapes(game):
         for seed in SEEDS:
             drive(game, seats, seed, options)
 
@@ -117,7 +111,7 @@ def test_every_action_event_and_view_of_playouts_fits_the_schemas(game_id: str) 
 def test_index_names_every_game_and_every_game_file() -> None:
     """Every registered game has its schemas; every file under games/ is indexed (so a
     client that loads what index.json names fingerprints the same set as the server)."""
-    assert set(GAMES) == {game.id for game in all_games()}
+    assert set(GAMES) == set(index()["games"])
     named = {index()["table_view"], index()["game_record"]}
     for refs in index()["games"].values():
         named |= {refs[kind].partition("#")[0] for kind in GAME_SCHEMA_KINDS}
@@ -148,24 +142,46 @@ def test_options_schema_matches_the_games_options(game_id: str) -> None:
         validate_game_value(game_id, "options", {name: spec["default"]})
 
 
-@pytest.mark.parametrize(
-    ("game_id", "action", "fragment"),
-    [
-        ("nmbr9", {"type": "place", "x": 0, "y": 0, "rot": 0, "note": "hi"}, "know: note"),
-        ("nmbr9", {"type": "resign", "why": 1}, "know: why"),
-        ("nmbr9", {"type": "place", "x": "0", "y": 0, "rot": 0}, "action.x"),
-        ("nmbr9", {"type": "fly"}, "action.type"),
-        ("brix", {"type": "place", "x": 0, "y": 0, "dir": "d", "orange": 0, "face": "xo"}, "dir"),
-        ("completto", {"type": "discard", "pos": 1}, "know: pos"),
-        ("termite", {"type": "choose", "colour": "red"}, "know: colour"),
-        ("termite", {"type": "play_queen", "card": "mandibles", "room": 0}, "field(s): stake"),
-    ],
-)
-def test_junk_and_malformed_actions_are_refused_by_the_schema(
-    game_id: str, action: dict[str, Any], fragment: str
-) -> None:
-    problem = action_problem(game_id, action)
-    assert problem is not None and fragment in problem, problem
+def listed_by_type(game: Game) -> dict[str, dict[str, Any]]:
+    """One action of each type ``legal`` lists over a short playout of ``game``."""
+    played = playout(game, table_shapes(game)[0][0], seed=1, max_steps=200)
+    out: dict[str, dict[str, Any]] = {}
+    for state in played.states:
+        for seat in game.status(state)["to_act"]:
+            for action in game.legal_actions(state, seat):
+                out.setdefault(action["type"], action)
+    return out
+
+
+def junk(game: Game) -> list[tuple[dict[str, Any], str]]:
+    """Actions the schema must refuse, made from the game's own actions and schema: an
+    unknown field, a field of the wrong type, an unknown type, a required field left out."""
+    schema = json.loads((V1_DIR / index()["games"][game.id]["action"]).read_text())
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"type": "fly"}, "action.type"),
+        ({"type": "resign", "why": 1}, "know: why"),
+    ]
+    for kind, action in listed_by_type(game).items():
+        cases.append(({**action, "note": "hi"}, "know: note"))
+        for name, value in action.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                cases.append(({**action, name: str(value)}, f"action.{name}"))
+        for needed in schema["$defs"][kind]["required"]:
+            if needed != "type":
+                short = {name: value for name, value in action.items() if name != needed}
+                cases.append((short, "needs the field(s)"))
+    return cases
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_junk_and_malformed_actions_are_refused_by_the_schema(game_id: str) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    cases = junk(game)
+    assert len(cases) > 3, "the game's actions were not found"
+    for action, fragment in cases:
+        problem = action_problem(game_id, action)
+        assert problem is not None and fragment in problem, (action, problem)
 
 
 def test_a_seat_view_never_validates_as_a_spectator_view_where_they_differ() -> None:

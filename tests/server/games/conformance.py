@@ -14,6 +14,9 @@ each step, a seat that must act and either the bot's move or a random legal acti
   the fresh view, and the hub's canonical JSON of every view is byte for byte the
   protocol's Python definition (``json.dumps(sort_keys=True, ...)``);
 * a game-specific ``leak_check(state, view, seat)`` (hidden information) holds.
+
+``table_shapes`` reads from a game's declaration which tables are worth playing out, so
+the suites that run over every game (``all_games()``) need no list of games of their own.
 """
 
 from __future__ import annotations
@@ -28,10 +31,41 @@ from typing import Any
 import jsonpatch
 import msgpack
 
-from tablehub.server.games.base import Action, Game, IllegalAction, State
+from tablehub.server.games.base import Action, Game, IllegalAction, Option, State
 from tablehub.server.tables.viewdiff import canonical_json, diff_shared, view_hash
 
 LeakCheck = Callable[[State, dict[str, Any], int | None], None]
+TableShape = tuple[int, dict[str, Any]]
+"""Seats and the table options given (the rest default)."""
+
+
+def table_shapes(game: Game, most_seats: int = 4) -> list[TableShape]:
+    """The tables of ``game`` a suite over every game plays out, from the game's
+    declaration alone: the fewest and the most seats it allows (at most ``most_seats``)
+    with the default options, then at the fewest seats each option moved off its default
+    -- every other choice, a flag turned, an integer to its minimum (one above the
+    default when that is the minimum) -- which reaches the phases and endings the
+    options exist for (a wall duel with few bricks moves them, a second number-row
+    round, a tournament)."""
+    fewest = game.min_players
+    shapes: list[TableShape] = [(fewest, {})]
+    if min(game.max_players, most_seats) > fewest:
+        shapes.append((min(game.max_players, most_seats), {}))
+    for name, option in game.options.items():
+        for value in _off_default(option):
+            shapes.append((fewest, {name: value}))
+    return shapes
+
+
+def _off_default(option: Option) -> list[Any]:
+    if option.choices is not None:
+        return [choice for choice in option.choices if choice != option.default]
+    if option.type == "boolean":
+        return [not option.default]
+    if option.type != "integer":
+        return []
+    value = option.minimum if option.minimum not in (None, option.default) else option.default + 1
+    return [value] if option.maximum is None or value <= option.maximum else []
 
 
 @dataclass
