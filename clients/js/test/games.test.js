@@ -1,59 +1,62 @@
-// The per-game schemas (protocol/v1/games/) as the JS client loads them: actions are
-// checked like the hub checks them, and live views of every game fit the table view
-// and the game's player and spectator views.
+// The per-game schemas (protocol/v1/games/) as the JS client loads them, for every game
+// the protocol names (index.json) -- no list of games here: the hub offers exactly those
+// games; live views of each fit the table view and the game's player and spectator views;
+// the actions `legal` lists are accepted like the hub accepts them, and the same actions
+// spoiled (a field too many, one left out, a number sent as text, an unknown type) are
+// refused as bad_action.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { ProtocolError } from '../lib/index.js';
+import { PROTOCOL_DIR } from '../testing/hub.js';
 import { sharedHub } from '../testing/shared_hub.js';
 
 const shared = sharedHub();
 const { connect } = shared;
+const GAMES = Object.keys(JSON.parse(readFileSync(join(PROTOCOL_DIR, 'index.json'), 'utf8')).games);
 
-describe('game actions', () => {
-  const fits = [
-    ['nmbr9', { type: 'place', x: -3, y: 2, rot: 1 }],
-    ['nmbr9', { type: 'resign' }],
-    ['brix', { type: 'move', brick: 2, x: 1, y: 0, dir: 'v', orange: 1, face: 'ox' }],
-    ['completto', { type: 'take', source: 'faceup', number: 7 }],
-    ['termite', { type: 'choose', cubes: [[0, 'red'], [1, 'blue']] }],
-    ['termite', { type: 'place_die', die: 0, slot: 'A1', helper: null }],
-  ];
-  for (const [game, action] of fits) {
-    it(`accepts ${game} ${JSON.stringify(action)}`, () => shared.protocol.validateAction(game, action));
+function refused(game, action, reason) {
+  assert.throws(
+    () => shared.protocol.validateAction(game, action),
+    (err) => err instanceof ProtocolError && err.code === 'bad_action' && reason.test(err.message),
+    `${game} ${JSON.stringify(action)} should be refused (${reason})`,
+  );
+}
+
+/** Each listed action spoiled in the ways a client's mistakes take. */
+function checkSpoiled(game, actions) {
+  const required = (type) => shared.protocol.games[game].action.$defs?.[type]?.required ?? [];
+  refused(game, { type: 'jump_over_the_moon' }, /action\/type: must be one of/);
+  for (const action of actions) {
+    refused(game, { ...action, note: 1 }, /unexpected field "note"/);
+    for (const [field, value] of Object.entries(action)) {
+      if (Number.isInteger(value)) {
+        refused(game, { ...action, [field]: String(value) }, new RegExp(`action/${field}`));
+      }
+      if (field !== 'type' && required(action.type).includes(field)) {
+        const { [field]: _left, ...short } = action;
+        refused(game, short, /missing required field|must be one of|does not match/);
+      }
+    }
   }
+}
 
-  const refused = [
-    ['nmbr9', { type: 'place', x: 0, y: 0, rot: 0, note: 1 }, /unexpected field "note"/],
-    ['nmbr9', { type: 'place', x: 0, y: 0 }, /missing required field "rot"/],
-    ['nmbr9', { type: 'jump' }, /action\/type: must be one of/],
-    ['brix', { type: 'place', x: 0, y: 0, dir: 'd', orange: 0, face: 'xo' }, /action\/dir/],
-    ['completto', { type: 'discard', pos: 1 }, /unexpected field "pos"/],
-    ['termite', { type: 'choose', cubes: [[0, 'red', 1]] }, /action\/cubes\/0/],
-    ['termite', { type: 'play_queen', card: 'swarm' }, /missing required field "dice"/],
-  ];
-  for (const [game, action, reason] of refused) {
-    it(`refuses ${game} ${JSON.stringify(action)} as bad_action`, () => {
-      assert.throws(
-        () => shared.protocol.validateAction(game, action),
-        (err) => err instanceof ProtocolError && err.code === 'bad_action' && reason.test(err.message),
-      );
-    });
-  }
-});
+describe('every game', () => {
+  it('the hub offers exactly the games the protocol names', async () => {
+    const player = await connect('ann');
+    const offered = (await player.listGames()).map((g) => g.id);
+    assert.deepEqual([...offered].sort(), [...GAMES].sort());
+  });
 
-describe('live views', () => {
-  const tables = [
-    ['nmbr9', 2],
-    ['brix', 2],
-    ['completto', 2],
-    ['termite', 3],
-  ];
-  for (const [game, seats] of tables) {
-    it(`${game}: a seat's and a spectator's snapshots fit the schemas`, async () => {
+  for (const game of GAMES) {
+    it(`${game}: snapshots fit the schemas, listed actions pass, spoiled ones do not`, async () => {
       const player = await connect('ann');
       const watcher = await connect('eve');
+      const described = (await player.listGames()).find((g) => g.id === game);
+      const seats = Math.min(Math.max(2, described.min_players), described.max_players);
       const table = await player.createTable(game, seats, { seed: 5 });
       const { seat } = await player.join(table);
       for (let i = 1; i < seats; i++) await player.addBot(table);
@@ -69,8 +72,11 @@ describe('live views', () => {
         assert.equal(shared.protocol.checkGameValue(game, kind, mirror.view.board), null);
         assert.ok(shared.protocol.index.games[game].phases.includes(mirror.view.phase));
       }
+      await player.waitFor(table, (m) => m.view.to_act.includes(seat));
       const { actions } = await player.legal(table);
-      for (const action of actions) shared.protocol.validateAction(game, action);
+      assert.ok(actions.length > 0, 'the seat to act has legal actions');
+      for (const action of [...actions, { type: 'resign' }]) shared.protocol.validateAction(game, action);
+      checkSpoiled(game, actions);
     });
   }
 });
