@@ -331,6 +331,7 @@ class RedisStore(Store):
 
     def _answered(self, batch: list[Commit], replies: Replies, sent: float, retried: bool) -> None:
         if isinstance(replies, BaseException):
+            self._answered_at = float("-inf")  # no longer evidence that the store answers
             settle_commits(batch, replies)
             return
         results = replies[: len(batch)]
@@ -348,6 +349,7 @@ class RedisStore(Store):
                 self._connecting = asyncio.ensure_future(self._link.connect())
             await asyncio.shield(self._connecting)  # one reconnect for every group waiting
         except Exception as err:
+            self._answered_at = float("-inf")
             settle_commits(batch, err)
             return
         self._send_group(batch, retried)

@@ -1,0 +1,38 @@
+"""Whether the store answers (``/healthz``'s ``store_ok``, which peers read before a
+hub sends its players elsewhere): recent commits count as evidence that it does, but
+a commit that failed ends that evidence at once -- a hub must not tell its peers it has
+the store for a second after Redis died (issue 35: players bounced for nothing)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tablehub.server.store.redis import RedisStore
+from tablehub.server.tables.journal import StoreUnavailable
+from tests.cluster.test_outage import RestartableRedis
+from tests.server.tables.test_core import seated
+
+pytestmark = pytest.mark.slow  # a redis-server of its own, killed
+
+
+async def test_a_failed_commit_ends_the_evidence_of_recent_ones() -> None:
+    redis = RestartableRedis()
+    redis.start()
+    store = RedisStore(redis.url)
+    await store.start()
+    try:
+        record = seated("nmbr9", 2).record
+        await store.create(record)
+        later = dataclasses.replace(record, version=record.version + 1)
+        await store.commit(later, {"k": "seat", "seat": 0, "v": later.version}, record.version)
+        assert await store.reachable(), "a commit just came back"
+        redis.kill()
+        after = dataclasses.replace(later, version=later.version + 1)
+        with pytest.raises(StoreUnavailable):
+            await store.commit(after, {"k": "seat", "seat": 1, "v": after.version}, later.version)
+        assert not await store.reachable(), "the failure, not the older success, counts"
+    finally:
+        await store.close()
+        redis.stop()
