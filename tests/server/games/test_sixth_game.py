@@ -5,7 +5,7 @@ patches and hashes), ``legal`` against ``apply`` (exact and staged), the schemas
 playouts, a whole game over /ws played by the terminal client's script mode with the
 generic renderer, and the load generator's players -- without a line of those suites
 naming it.  What a real fifth game touches is listed in docs/contributing.md "Adding a
-game".
+fifth game".
 
 The game, "race to 21": two players take turns adding 1 to ``most`` (an option, 2 or 3)
 to a running total; whoever makes it 21 wins.
