@@ -476,10 +476,19 @@ class LocalCluster:
     _nginx_dir: str | None = None
 
     def start(self) -> LocalCluster:
+        """Start everything; a part that fails stops the parts already started."""
         nginx = nginx_binary()  # before starting anything: say at once when it is missing
         if self.tls is None:
             self.tls = throwaway_certificate()
             os.environ.setdefault(CAFILE_ENV, self.tls.cert)
+        try:
+            self._start_parts(nginx)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start_parts(self, nginx: str) -> None:
         self.start_redis_only()
         while len(self.hub_ports) < self.hubs:  # every hub knows its peers from the start
             self.hub_ports.append(free_port())
@@ -502,7 +511,6 @@ class LocalCluster:
             [nginx, "-p", self._nginx_dir, "-c", str(conf), "-e", "stderr"],
         )
         wait_for(lambda: _accepts(self.balancer_port), "nginx")
-        return self
 
     def start_redis_only(self) -> None:
         """Start a throwaway redis-server (AOF on, a random password), or a Redis
@@ -620,9 +628,8 @@ def run_cluster(args: argparse.Namespace) -> int:
     tls = TlsFiles(args.cert, args.key) if args.cert else None
     cluster = LocalCluster(hubs=args.hubs, redis_url=args.redis, tls=tls)
     try:
-        cluster.start()
-    except (NginxMissing, RuntimeError) as err:
-        cluster.stop()
+        cluster.start()  # stops what it started when a part fails
+    except (RuntimeError, TimeoutError, OSError, subprocess.SubprocessError) as err:
         print(f"tablehub cluster: {err}", file=sys.stderr)
         return 2
     assert cluster.tls is not None

@@ -21,8 +21,8 @@ const ARGS = [
   '--disable-sync',
 ];
 
-export function launch() {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+export function launch(extraArgs = []) {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs] });
 }
 
 export async function screenshot(page, name) {
