@@ -5,7 +5,8 @@ When this process cannot reach Redis for longer than a lease, the other hubs hav
 taken its tables over (their leases expired here), yet its players may still reach
 it: every act they send would be answered ``unavailable`` until the link returns.
 :class:`StoreWatch` probes the store; once it has been unreachable for a lease *and a
-peer hub says it has the store* (its ``/healthz``), the hub is *cut off*: every open
+peer hub says it has the store* (its ``/healthz``) on two probes in a row, the hub is
+*cut off*: every open
 socket is closed with 1012 (the clients reconnect, and the balancer sends them to a
 hub that has the store) and new WebSocket handshakes are refused with HTTP 503 (nginx
 tries the next hub: ``proxy_next_upstream http_503``).  When the store answers again
@@ -53,6 +54,8 @@ class StoreWatch:
         self.cut_off = False
         """True from a lease's time without the store until it answers again."""
         self._down_since: float | None = None
+        self._elsewhere = False
+        """Whether the last probe's answer was "down here, and a peer has it"."""
 
     def lease_passed(self, now: float) -> bool:
         """Whether the store has been unreachable for a lease at ``now``."""
@@ -68,11 +71,14 @@ class StoreWatch:
         if up:
             if self.cut_off:
                 log.warning("the store answers again: taking players again")
-            self._down_since, self.cut_off = None, False
+            self._down_since, self.cut_off, self._elsewhere = None, False, False
             return False
         if self._down_since is None:
             self._down_since = now
-        if not self.cut_off and self.lease_passed(now) and store_elsewhere:
+        elsewhere_before, self._elsewhere = self._elsewhere, store_elsewhere
+        # Twice in a row: a peer's word once may be a moment's (the store flapping: the
+        # peer's last commits came back just before it went down again).
+        if not self.cut_off and self.lease_passed(now) and store_elsewhere and elsewhere_before:
             self.cut_off = True
             log.error(
                 "the store has been unreachable for %.1f s and a peer has it: "

@@ -36,3 +36,22 @@ async def test_a_failed_commit_ends_the_evidence_of_recent_ones() -> None:
     finally:
         await store.close()
         redis.stop()
+
+
+async def test_the_store_back_after_a_restart_answers_the_first_probe() -> None:
+    """The probe's connection from before a restart is dead: a probe does not take
+    that for the store being down (a hub would then send its players away from a
+    store that is back)."""
+    redis = RestartableRedis()
+    redis.start()
+    store = RedisStore(redis.url)
+    await store.start()
+    try:
+        assert await store.reachable()
+        redis.kill()
+        assert not await store.reachable()
+        redis.start()
+        assert await store.reachable(), "back: the first probe after the restart says so"
+    finally:
+        await store.close()
+        redis.stop()
