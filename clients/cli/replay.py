@@ -5,8 +5,8 @@
     tablehub replay TABLE [--url URL] [--seat N]      # step through the game in the terminal
     tablehub replay --verify FILE                      # check a record file's every hash
 
-``--verify`` recomputes every view of the record (protocol/v1/record.json) from its
-seed and actions with the project's own engines and checks every view hash and chain
+``--verify`` recomputes every view of the record (protocol/v1/games/game_record.json)
+from its seed and actions with the project's own engines and checks every view hash and chain
 link; it needs no server.  Exit status: 0 the record checks out (or the replay was
 left), 1 it does not, 2 bad arguments or a file that is no record, 3 server
 unreachable, 4 no such table.
@@ -15,18 +15,21 @@ unreachable, 4 no such table.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from tablehub.clients.cli.errors import EXIT_USAGE
+from tablehub.clients.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
 
 EXIT_MISMATCH = 1
 
 REPLAY_EPILOG = """\
-keys in the replay: Enter or n  next move, b  back, f  first, l  last, r N  jump to round
-(or turn) N, v N  jump to version N, s N  watch as seat N (s 0: the spectators), q  quit.
+keys in the replay (one a line): Enter or n  next move, b  back, f  first, l  last,
+t N  jump to turn N, v N  jump to version N, s N  watch as seat N, s  watch as the
+spectators, q  quit.  A game still being played shows only your own seat or the
+spectators' view; a finished one any seat's.
 
 exit status: 0 done (--verify: the record checks out), 1 --verify: it does not,
 2 bad arguments or not a record, 3 server unreachable, 4 no such table."""
@@ -46,7 +49,10 @@ def add_replay_command(sub: Any) -> None:
     replay.add_argument("--verify", metavar="FILE", help="check a game record file")
     replay.add_argument("--url", default=None, help="the server (env TABLEHUB_URL)")
     replay.add_argument(
-        "--seat", type=int, default=0, help="watch as this seat (1, 2, ...; 0: the spectators)"
+        "--seat",
+        type=int,
+        default=None,
+        help="watch as this seat (numbered as the screen shows them); default: the spectators",
     )
     replay.set_defaults(run=run_replay)
 
@@ -57,8 +63,21 @@ def run_replay(args: argparse.Namespace) -> int:
             print("tablehub replay: give a TABLE or --verify FILE, not both", file=sys.stderr)
             return EXIT_USAGE
         return verify_file(Path(args.verify), sys.stdout)
-    print("tablehub replay: give --verify FILE", file=sys.stderr)
-    return EXIT_USAGE
+    if args.table is None:
+        print("tablehub replay: give a TABLE to replay, or --verify FILE", file=sys.stderr)
+        return EXIT_USAGE
+    from tablehub.clients.cli.lines import FdLines
+    from tablehub.clients.cli.main import _default_url
+    from tablehub.clients.cli.replaying import run_replay_screen
+
+    url = args.url or _default_url()
+    try:
+        return asyncio.run(run_replay_screen(url, args.table, args.seat, FdLines(), sys.stdout))
+    except CliError as err:
+        print(f"tablehub replay: {err.message}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
 
 
 def verify_file(path: Path, out: TextIO) -> int:

@@ -1,10 +1,12 @@
-// The browser UI: one Client connection, a hash router (#/ lobby, #/table/<id> a table),
+// The browser UI: one Client connection, a hash router (#/ lobby, #/table/<id> a table,
+// #/replay/<id> or /?replay=<id> a game's replay),
 // the player's name and seat tokens kept in localStorage so a reload (or a dropped
 // connection) gives the seats back.
 
 import { Client, fromUrl, loadProtocol } from '../lib/index.js';
 import { h, replace } from './dom.js';
 import { mountLobby } from './lobby.js';
+import { mountReplay } from './replay.js';
 import { mountTable } from './table.js';
 
 const STORAGE = { name: 'tablehub.name', seats: 'tablehub.seats' };
@@ -125,7 +127,10 @@ function route() {
   app.page = null;
   const main = document.getElementById('main');
   const match = location.hash.match(/^#\/table\/([A-Za-z0-9_-]+)(\?watch)?$/);
+  // a replay: #/replay/<id> inside the page, or a link to /?replay=<id> (no hash yet)
+  const replay = location.hash.match(/^#\/replay\/([A-Za-z0-9_-]+)$/)?.[1] ?? (location.hash ? null : new URLSearchParams(location.search).get('replay'));
   if (match) app.page = mountTable(main, app, match[1], { watch: Boolean(match[2]) });
+  else if (replay) app.page = mountReplay(main, app, replay);
   else app.page = mountLobby(main, app);
 }
 

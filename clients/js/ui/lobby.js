@@ -8,6 +8,7 @@
 // sends `level`.  Without them (older servers) there is no selector and no level.
 
 import { h, replace } from './dom.js';
+import { recentGames } from './replay.js';
 import { gameView } from './games/index.js';
 import { howtoButton } from './howto.js';
 
@@ -191,11 +192,13 @@ export function mountLobby(root, app) {
   const filter = h('select', { class: 'game-filter', on: { change: () => render(client.lobby) } }, h('option', { value: '' }, 'all games'), app.games.map((g) => h('option', { value: g.id }, g.name)));
   const hideFinished = h('input', { type: 'checkbox', checked: true, on: { change: () => render(client.lobby) } });
   const empty = h('p', { class: 'muted empty' }, 'No tables yet — create one above, or ask a friend for a link.');
+  const recent = recentGames(app);
 
   function render(tables) {
     const rows = tables.filter((t) => (!filter.value || t.game === filter.value) && !(hideFinished.checked && t.status === 'finished'));
     replace(list, rows.map((row) => tableRow(app, row)));
     empty.hidden = rows.length > 0;
+    recent.update(tables, filter.value);
   }
 
   replace(
@@ -212,6 +215,7 @@ export function mountLobby(root, app) {
         list,
         empty,
       ),
+      recent.root,
     ),
   );
   const off = client.on('tables', render);

@@ -265,7 +265,7 @@ export function mountTable(root, app, table, { watch = false } = {}) {
       why ? h('p', { class: 'end-reason' }, `${why[0].toUpperCase()}${why.slice(1)}.`) : null,
       h('div', { class: 'end-scroll' }, table),
       parts.note ? h('p', { class: 'end-note muted' }, parts.note) : null,
-      h('p', {}, h('a', { href: '#/', class: 'button' }, 'Back to the lobby')),
+      h('p', {}, h('a', { href: '#/', class: 'button' }, 'Back to the lobby'), ' ', h('a', { href: `#/replay/${table}`, class: 'button replay-link' }, 'Watch the replay')),
     );
   }
 

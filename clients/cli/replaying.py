@@ -1,0 +1,227 @@
+"""``tablehub replay TABLE``: step through a game in the terminal (protocol/README.md
+"Replays").
+
+The views come from the server's ``replay`` pages (the view at the first version, then
+one patch per version, each hash checked); the screen is the table screen of ``play``
+and ``watch`` for the chosen seat (or the spectators), with the move's line in words
+and the keys below it, and fits a window of 80×24.  Keys (one a line): Enter or ``n``
+next move, ``b`` back, ``f`` first, ``l`` last, ``t N`` (or ``r N``) turn N, ``v N``
+version N,
+``s N`` watch as seat N (as the screen numbers them), ``s`` as the spectators, ``q`` quit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import jsonpatch
+import websockets
+
+from tablehub.clients.cli.connection import Connection, ServerError
+from tablehub.clients.cli.errors import EXIT_OK, EXIT_TABLE, CliError
+from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.lines import LineSource
+from tablehub.clients.cli.link import connect, game_names, table_error
+from tablehub.clients.cli.screen import compose, seat_name
+from tablehub.clients.cli.terminal import Terminal
+from tablehub.protocol.viewhash import view_hash
+
+KEYS = "Enter/n next · b back · f first · l last · t N turn · s N seat (s: all) · q quit"
+PROMPT = "replay> "
+
+
+@dataclass
+class Replay:
+    """Every version of one audience's replay."""
+
+    game: str
+    status: str
+    seat: int | None
+    views: list[dict[str, Any]] = field(default_factory=list)
+    moves: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def last(self) -> int:
+        return len(self.views) - 1
+
+    def rounds(self) -> list[int]:
+        """The first version of each turn (the game's turn counter: a round of play, in
+        which every seat to act moves once) once play began."""
+        starts: list[int] = []
+        turn = None
+        for version, view in enumerate(self.views):
+            if view.get("status") != "waiting" and view.get("turn") != turn:
+                starts.append(version)
+                turn = view.get("turn")
+        return starts
+
+
+async def load(conn: Connection, table: str, seat: int | None) -> Replay:
+    """Every page of ``seat``'s replay, each view checked against its hash."""
+    first = 0
+    replay: Replay | None = None
+    while True:
+        reply = await conn.request("replay", table=table, seat=seat, **{"from": first})
+        if replay is None:
+            replay = Replay(str(reply["game"]), str(reply["status"]), seat)
+        start = reply["start"]
+        view = start["view"]
+        if view_hash(view) != start["hash"]:
+            raise CliError(EXIT_TABLE, "the replay did not check out (a view hash differs)")
+        replay.views[start["version"] :] = [view]
+        for move in reply["moves"]:
+            view = jsonpatch.apply_patch(view, move["ops"])
+            if view_hash(view) != move["hash"]:
+                raise CliError(
+                    EXIT_TABLE, f"the replay did not check out at move {move['version']}"
+                )
+            replay.views.append(view)
+            replay.moves[move["version"]] = move
+        if replay.last >= reply["newest"] or not reply["moves"]:
+            return replay
+        first = replay.last
+
+
+def narrate(replay: Replay, version: int, text: GameText) -> str:
+    """The move that made ``version``, in the game log's words."""
+    if version == 0:
+        return "The table is set up; nobody has sat down yet."
+    move = replay.moves.get(version)
+    if move is None:
+        return ""
+    view = replay.views[version]
+    if move["kind"] == "seat":
+        taken = view["seats"][move["seat"]]
+        if taken.get("bot"):
+            return f"A bot took seat {move['seat']}."
+        return f"{taken.get('name') or 'Someone'} sat down at seat {move['seat']}."
+    before = replay.views[version - 1].get("board")
+    said = [
+        phrase if actor is None else f"{seat_name(view, actor)}: {phrase}"
+        for actor, phrase in text.news(before, view.get("board"), move.get("events") or [])
+    ]
+    line = "; ".join(said) or f"{seat_name(view, move['seat'])} moved."
+    if move.get("by") == "deadline":
+        return f"Time ran out for {seat_name(view, move['seat'])}: the bot played. {line}"
+    return line
+
+
+class ReplayScreen:
+    def __init__(self, replay: Replay, table: str, game_name: str, terminal: Terminal) -> None:
+        self.replay = replay
+        self.table = table
+        self.game_name = game_name
+        self.terminal = terminal
+        self.text = GameText(replay.game)
+        rounds = replay.rounds()
+        self.at = rounds[0] if rounds else 0
+        self.message = ""
+
+    def draw(self) -> None:
+        replay, at = self.replay, self.at
+        view = {**replay.views[at], "deadline": None}  # a replay's clock is not now
+        rounds = [v for v in replay.rounds() if v <= at]
+        whose = "the spectators" if replay.seat is None else seat_name(view, replay.seat)
+        where = f"move {at} of {replay.last}"
+        if rounds:
+            where += f" · turn {len(rounds)} of {len(replay.rounds())}"
+        footer = [f"▶ {narrate(replay, at, self.text)}", f"{where} · as {whose}", KEYS]
+        if self.message:
+            footer.insert(0, self.message)
+        screens = [
+            compose(
+                view,
+                {"seats": [], "spectators": 0},
+                seat=replay.seat,
+                text=self.text,
+                game_name=f"replay of {self.game_name}",
+                version=at,
+                compact=compact,
+                fit=None if not compact else tuple(self.terminal.size),  # type: ignore[arg-type]
+            )
+            for compact in (False, True)
+        ]
+        screen = screens[0] if self.terminal.fits(screens[0], footer) else screens[1]
+        self.terminal.show(screen, footer, PROMPT, cut_note="… ({hidden} more lines)")
+
+    def step(self, command: str) -> bool:
+        """Act on one typed line; False to quit."""
+        self.message = ""
+        word, _, rest = command.strip().lower().partition(" ")
+        last = self.replay.last
+        number = int(rest) if rest.strip().isdigit() else None
+        if word in ("q", "quit", "exit"):
+            return False
+        if word in ("", "n", "next"):
+            self.at = min(last, self.at + 1)
+            if self.at == last and word:
+                self.message = "That is the last move."
+        elif word in ("b", "back"):
+            self.at = max(0, self.at - 1)
+        elif word in ("f", "first"):
+            self.at = 0
+        elif word in ("l", "last"):
+            self.at = last
+        elif word in ("t", "turn", "r", "round") and number is not None:
+            rounds = self.replay.rounds()
+            if 1 <= number <= len(rounds):
+                self.at = rounds[number - 1]
+            else:
+                self.message = f"Turns go from 1 to {len(rounds)}."
+        elif word in ("v", "version") and number is not None:
+            self.at = min(last, number)
+        else:
+            self.message = f"Not a replay key: {command.strip()!r}. {KEYS}"
+        return True
+
+
+async def run_replay_screen(
+    url: str,
+    table: str,
+    seat: int | None,
+    lines: LineSource,
+    out: TextIO,
+    tty: bool | None = None,
+) -> int:
+    """Step through ``table``'s game as seat ``seat`` (None: the spectators)."""
+    conn = await connect(url, "replay")
+    terminal = Terminal(out, tty)
+    try:
+        names = await game_names(conn)
+        replay = await _load(conn, url, table, seat)
+        screen = ReplayScreen(replay, table, names.get(replay.game, replay.game), terminal)
+        while True:
+            screen.draw()
+            line = await lines.readline()
+            if line is None:
+                break
+            word, _, rest = line.strip().lower().partition(" ")
+            if word in ("s", "seat") and (rest.strip().isdigit() or not rest.strip()):
+                wanted = int(rest) if rest.strip() else None
+                try:
+                    switched = await _load(conn, url, table, wanted)
+                except CliError as err:
+                    screen.message = err.message
+                    continue
+                at = screen.at
+                screen = ReplayScreen(switched, table, screen.game_name, terminal)
+                screen.at = min(at, switched.last)
+                continue
+            if not screen.step(line):
+                break
+        return EXIT_OK
+    finally:
+        terminal.leave()
+        await conn.close()
+
+
+async def _load(conn: Connection, url: str, table: str, seat: int | None) -> Replay:
+    try:
+        return await load(conn, table, seat)
+    except ServerError as err:
+        if err.code in ("unauthorized", "bad_message"):
+            raise CliError(EXIT_TABLE, err.message, err.code) from None
+        raise table_error(err, url, table) from None
+    except (ConnectionError, websockets.ConnectionClosed) as err:
+        raise CliError(EXIT_TABLE, f"the connection to {url} closed: {err}") from None

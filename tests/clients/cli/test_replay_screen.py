@@ -1,0 +1,118 @@
+"""``tablehub replay TABLE`` in an 80×24 pseudo-terminal (issue 29): first, next, back,
+last, jump to a turn, another seat's view, each move's line in words -- every screen
+drawn within 80 columns and 24 rows -- and, while a game is on, only your own seat or
+the spectators."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import pty
+import re
+import struct
+import termios
+from pathlib import Path
+
+from tablehub.clients.cli.connection import Connection
+from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env, run_cli
+from tests.clients.cli.test_interactive import PtyScreen
+from tests.conftest import RunningHub
+
+ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[78])")
+PROMPT = re.compile(r"replay> ")
+
+
+async def bot_game(hub: RunningHub, game: str, seats: int, seed: int) -> tuple[str, int]:
+    conn: Connection = await hub.connect("organiser")
+    table = await conn.create_table(game, seats, seed=seed)
+    for _ in range(seats):
+        await conn.request("add_bot", table=table, level="easy")
+    await conn.spectate(table)
+    mirror = await conn.wait_for(table, lambda m: m.view.get("status") == "finished", 120)
+    await conn.close()
+    return table, mirror.version
+
+
+def frames(text: str) -> list[list[str]]:
+    """Each screen drawn (from the cursor going home), as the rows a terminal shows, up
+    to its prompt (what follows is the line typed there, echoed by the terminal)."""
+    out = []
+    for chunk in text.split("\x1b[H")[1:]:
+        rows = ESCAPE.sub("", chunk).replace("\r\n", "\n").split("\n")
+        prompt = next(i for i, row in enumerate(rows) if row.startswith("replay> "))
+        out.append(rows[: prompt + 1])
+    return out
+
+
+async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -> None:
+    table, last = await bot_game(hub, "completto", 2, seed=8)
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    proc = await asyncio.create_subprocess_exec(
+        TABLEHUB,
+        *("replay", table, "--url", hub.url),
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=cli_env(tmp_path / "tokens.json"),
+    )
+    os.close(slave)
+    screen = PtyScreen(master)
+    try:
+        at = (await screen.wait_for(PROMPT, 0)).end()
+
+        async def typed(line: str, expect: str) -> str:
+            nonlocal at
+            screen.type(line)
+            found = await screen.wait_for(re.compile(expect), at)
+            at = (await screen.wait_for(PROMPT, found.end())).end()
+            return found.group(0)
+
+        await typed("f", r"move 0 of \d+")
+        await typed("n", r"A bot took seat 0\.")
+        await typed("", r"move 2 of")
+        await typed("n", r"move 3 of")
+        await typed("b", r"move 2 of")
+        moved = await typed("t 4", r"move (\d+) of \d+ · turn 4 of")
+        assert int(moved.split()[1]) > 3
+        await typed("n", r"▶ bot \d: [a-z]")
+        await typed("l", rf"move {last} of {last}")
+        await typed("s 1", r"as bot 2")
+        await typed("s", r"as the spectators")
+        await typed("zap", r"Not a replay key")
+        screen.type("q")
+        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        drawn = frames(screen.text)
+        assert len(drawn) >= 11
+        for rows in drawn:
+            assert len(rows) <= 24, rows
+            assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
+        assert "Traceback" not in screen.text and "None" not in screen.text
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        screen.close()
+
+
+async def test_a_game_still_on_replays_only_the_spectators_view(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    player = await hub.connect("ann")
+    table = await player.create_table("brix", 2, seed=3)
+    await player.join(table)
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json", "replay", table, "--url", hub.url, "--seat", "0", stdin=b"q\n"
+    )
+    assert code == 4 and "only your own seat" in err
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json", "replay", table, "--url", hub.url, stdin=b"l\nq\n"
+    )
+    assert code == 0, err
+    assert "move 1 of 1" in out and "as the spectators" in out
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json", "replay", "nosuchtable", "--url", hub.url, stdin=b"q\n"
+    )
+    assert code == 4 and "there is no table nosuchtable" in err
+    await player.close()
