@@ -20,6 +20,7 @@ and choose anew), half keep the act's key and resend it unchanged.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import statistics
 import time
@@ -39,7 +40,11 @@ from tests.cluster.test_outage import RestartableRedis
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
 
 LEASE_MS = 1000
-TABLES = 4
+HUBS = int(os.environ.get("TABLEHUB_AUDIT_HUBS", "2"))
+TABLES = int(os.environ.get("TABLEHUB_AUDIT_TABLES", "4"))
+OUTAGES = int(os.environ.get("TABLEHUB_AUDIT_OUTAGES", "3"))
+"""The scale of the bad day (the issue's own: 3 hubs, 20 tables, 8 outages; CI runs a
+smaller one, the same code)."""
 TILES = 20
 """Tiles each 9-tower seat places in a finished game."""
 GAME_BUDGET_S = 180.0
@@ -193,8 +198,8 @@ async def bad_day(
     players: list[Player] = []
     tables = []
     for t in range(TABLES):
-        ann = await Connection.connect(cluster.hub_url(0), f"ann{t}")
-        bo = await Connection.connect(cluster.hub_url(1), f"bo{t}")
+        ann = await Connection.connect(cluster.hub_url(t % HUBS), f"ann{t}")
+        bo = await Connection.connect(cluster.hub_url((t + 1) % HUBS), f"bo{t}")
         table = await ann.create_table("nmbr9", 2, seed=100 + t)
         await ann.join(table)
         await bo.join(table)
@@ -246,15 +251,15 @@ async def test_redis_killed_and_restarted_from_its_aof_during_play() -> None:
     redis.start()
     rng = random.Random(34)
     try:
-        with LocalCluster(hubs=2, redis_url=redis.url, lease_ms=LEASE_MS) as cluster:
+        with LocalCluster(hubs=HUBS, redis_url=redis.url, lease_ms=LEASE_MS) as cluster:
 
             async def kill_and_restart(_: int) -> None:
                 redis.kill()
-                await asyncio.sleep(rng.uniform(0.5, 2.0))  # the outage itself
+                await asyncio.sleep(rng.uniform(0.5, 3.0))  # the outage itself
                 await asyncio.to_thread(redis.start)
 
-            audit, gaps = await bad_day(cluster, redis.url, kill_and_restart, outages=3)
-        report("redis-server killed 3 times", audit, gaps)
+            audit, gaps = await bad_day(cluster, redis.url, kill_and_restart, OUTAGES)
+        report(f"redis-server killed {OUTAGES} times", audit, gaps)
         check(audit)
     finally:
         redis.stop()
@@ -266,7 +271,7 @@ async def test_redis_cluster_masters_killed_during_play(
     nodes = redis_cluster
     rng = random.Random(35)
     url = with_durability(nodes.url, "replica")
-    with LocalCluster(hubs=2, redis_url=nodes.url, lease_ms=LEASE_MS, durability="replica") as c:
+    with LocalCluster(hubs=HUBS, redis_url=nodes.url, lease_ms=LEASE_MS, durability="replica") as c:
 
         async def fail_over(_: int) -> None:
             master = rng.choice(nodes.master_ports())
@@ -277,6 +282,6 @@ async def test_redis_cluster_masters_killed_during_play(
             await asyncio.to_thread(nodes.start_node, master)
             await asyncio.to_thread(nodes.wait_healthy)
 
-        audit, gaps = await bad_day(c, url, fail_over, outages=3)
-    report("3 Redis Cluster masters killed", audit, gaps)
+        audit, gaps = await bad_day(c, url, fail_over, OUTAGES)
+    report(f"{OUTAGES} Redis Cluster masters killed", audit, gaps)
     check(audit)
