@@ -1,0 +1,66 @@
+"""``tablehub play`` at termite in an 80x24 terminal: ``help`` reaches the game's how to
+play (the server's text, page by page), and a slot where the die would do nothing
+tonight says so in the list of choices, before the die is placed."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import pty
+import re
+import struct
+import termios
+from pathlib import Path
+
+from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env
+from tests.clients.cli.test_interactive import PROMPT, PtyScreen
+from tests.conftest import RunningHub
+
+
+async def test_help_shows_how_to_play_and_a_dead_move_is_named_first(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    proc = await asyncio.create_subprocess_exec(
+        TABLEHUB,
+        *("play", "--url", hub.url, "--name", "pat", "--game", "termite", "--seats", "1"),
+        *("--option", "seed=3"),
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=cli_env(tmp_path / "tokens.json"),
+    )
+    os.close(slave)
+    screen = PtyScreen(master)
+    try:
+        mark = (await screen.wait_for(PROMPT, 0)).end()
+        seen: set[str] = set()
+        for _ in range(12):  # page through the help until its last section
+            screen.type("help")
+            mark = (await screen.wait_for(re.compile(r"your move> "), mark)).end()
+            seen.update(re.findall(r"HOW TO PLAY — ([A-Z -]+[A-Z])", screen.text))
+            if "HOW IT ENDS" in seen:
+                break
+        assert {"THE AIM", "SET-UP", "A DAY", "THE NIGHT", "SCORING", "HOW IT ENDS"} <= seen
+        assert "Each stake starts with 6 cubes of its colour" in screen.text
+        screen.type("")  # back to the table
+        mark = (await screen.wait_for(PROMPT, mark)).end()
+        screen.type("1")  # die 1 shows 4 (seed 3): its slots, E4 among them
+        listed = await screen.wait_for(
+            re.compile(r"2\. slot E4: trade to build \(as rolled\)"), mark
+        )
+        warned = re.compile(r"-- does nothing tonight: no face-up")
+        assert warned.match(screen.text, listed.end() + 1) is not None, screen.text[
+            listed.start() :
+        ]
+        assert "✓ you played" not in screen.text, "the warning comes before the die is placed"
+        assert "Traceback" not in screen.text
+        screen.type("quit")
+        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        screen.close()
