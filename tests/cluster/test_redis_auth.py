@@ -22,6 +22,8 @@ from tablehub.server.store import open_store
 from tests.cluster.test_cluster import place, read_log
 from tests.conftest import start_hub, stop_hub
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 PASSWORD = "s3cret/with:odd@chars"
 """Written percent-encoded in the URL (the characters a URL reserves)."""
 

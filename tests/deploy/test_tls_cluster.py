@@ -29,6 +29,8 @@ from tablehub.clients.cli.connection import Connection, tls_for
 from tablehub.loadtest.topology import LocalCluster
 from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end, read_log
 
+pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it
+
 CAP = 3
 """Connections one address may hold on one hub."""
 FLOODER, PLAYER = "127.0.0.2", "127.0.0.3"
