@@ -78,13 +78,13 @@ def room_accepts_die(player: Player, room: int, value: int) -> str | None:
     B dice go into a room with an egg, F dice into other rooms; [house] at most 3 dice,
     all of one value)."""
     if room < 0 or room >= len(player["rooms"]):
-        return f"you have no room {room}"
+        return f"you have no room {room + 1}"
     dice = room_dice(player, room)
     if len(dice) >= data.ROOM_DICE:
-        return f"room {room} already holds {data.ROOM_DICE} dice"
+        return f"room {room + 1} already holds {data.ROOM_DICE} dice"
     for i in dice:
         if player["dice"][i]["value"] != value:
-            return f"room {room} holds dice showing {player['dice'][i]['value']}, not {value}"
+            return f"room {room + 1} holds dice showing {player['dice'][i]['value']}, not {value}"
     return None
 
 

@@ -61,7 +61,7 @@ def place_piece(
     if "row" not in action:
         dropped = board.drop_cells(wall, cells, column)
         if dropped is None:
-            raise IllegalAction(f"{what} does not fit in the wall at column {column}")
+            raise IllegalAction(f"{what} does not fit in the wall at column {column + 1}")
         return dropped
     row = field_int(action, "row")
     if not 0 <= row < data.WALL_HEIGHT:
@@ -69,8 +69,8 @@ def place_piece(
     placed = board.fit_cells(wall, cells, column, row)
     if placed is None:
         raise IllegalAction(
-            f"{what} cannot go at column {column}, row {row}: it must lie inside the wall on"
-            " free cells, resting on the bottom row or on a cube"
+            f"{what} cannot go at column {column + 1}, row {row + 1}: it must lie inside the"
+            " wall on free cells, resting on the bottom row or on a cube"
         )
     return placed
 
@@ -152,7 +152,7 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
         need = Counter(pair)
         for (room, colour), n in need.items():
             if have[(room, colour)] < n:
-                raise IllegalAction(f"room {room} does not hold {n} {colour} cube(s)")
+                raise IllegalAction(f"room {room + 1} does not hold {n} {colour} cube(s)")
         for room, colour in pair:
             player["rooms"][room]["cubes"].remove(colour)
             area = data.COLOURS.index(colour) + 1 if colour in data.COLOURS else 0
@@ -163,7 +163,7 @@ def resolve_trade(state: State, task: Task, action: Action, rng: Rng, events: li
     elif pay == "egg":
         room = field_int(action, "room")
         if not 0 <= room < len(player["rooms"]) or not player["rooms"][room]["egg"]:
-            raise IllegalAction(f"room {room} holds no egg")
+            raise IllegalAction(f"room {room + 1} holds no egg")
         player["rooms"][room]["egg"] = False
         state["eggs"] += 1
         paid["room"] = room
@@ -291,13 +291,13 @@ def resolve_move(state: State, task: Task, action: Action, rng: Rng, events: lis
         )
     if (a, b) not in _move_pairs(state, task):
         raise IllegalAction(
-            f"rooms {a} and {b} cannot move cubes now: both need a die showing "
+            f"rooms {a + 1} and {b + 1} cannot move cubes now: both need a die showing "
             f"{task['value']} and no move yet at this value"
         )
     both = Counter(player["rooms"][a]["cubes"] + player["rooms"][b]["cubes"])
     first = Counter(cubes)
     if any(first[c] > both[c] for c in first):
-        raise IllegalAction(f"rooms {a} and {b} do not hold those cubes")
+        raise IllegalAction(f"rooms {a + 1} and {b + 1} do not hold those cubes")
     rest = both - first
     if len(cubes) > data.ROOM_CUBES or rest.total() > data.ROOM_CUBES:
         raise IllegalAction("a room holds at most 4 cubes")
@@ -360,7 +360,7 @@ def resolve_build(state: State, task: Task, action: Action, rng: Rng, events: li
     rooms = dict(build_rooms(state, seat, value))
     if room not in rooms:
         raise IllegalAction(
-            f"room {room} cannot build now: it needs 4 cubes of one colour and 2 dice "
+            f"room {room + 1} cannot build now: it needs 4 cubes of one colour and 2 dice "
             f"showing {value}"
         )
     colour = rooms[room]

@@ -66,13 +66,13 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
     if not isinstance(slot, str):
         raise IllegalAction("action field 'slot' must be a string", "bad_action")
     if not 0 <= index < len(player["dice"]):
-        raise IllegalAction(f"you have no die {index}", "bad_action")
+        raise IllegalAction(f"you have no die {index + 1}", "bad_action")
     bumped = state["day"]["bumped"]
     if bumped is not None and index != bumped["die"]:
-        raise IllegalAction(f"place your bumped die {bumped['die']} first")
+        raise IllegalAction(f"place your bumped die {bumped['die'] + 1} first")
     the_die = player["dice"][index]
     if the_die["at"] is not None:
-        raise IllegalAction(f"die {index} is already placed")
+        raise IllegalAction(f"die {index + 1} is already placed")
     value = the_die["value"]
     helper = action.get("helper")
     if helper is not None:
@@ -82,7 +82,7 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
         if helper == index or not 0 <= helper < len(player["dice"]):
             raise IllegalAction("the helper must be another of your dice", "bad_action")
         if player["dice"][helper]["at"] is not None:
-            raise IllegalAction(f"die {helper} is already placed and cannot be a helper")
+            raise IllegalAction(f"die {helper + 1} is already placed and cannot be a helper")
         parsed = board.parse_slot(slot)
         if parsed is not None and parsed[0] == "R":
             value = _int(action, "value")
@@ -264,11 +264,11 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
     if card == "royal_jelly":
         index, value = _int(action, "die"), _int(action, "value")
         if not 0 <= index < len(player["dice"]) or player["dice"][index]["at"] is not None:
-            raise IllegalAction(f"die {index} is not one of your unplaced dice")
+            raise IllegalAction(f"die {index + 1} is not one of your unplaced dice")
         if not 1 <= value <= 6:
             raise IllegalAction("'value' must be 1-6", "bad_action")
         if player["dice"][index]["value"] == value:
-            raise IllegalAction(f"die {index} already shows {value}")
+            raise IllegalAction(f"die {index + 1} already shows {value}")
         player["dice"][index]["value"] = value
         event.update(die=index, value=value)
     elif card == "swarm":
@@ -288,7 +288,7 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
         if state["stakes"][area - 1]["cubes"] <= 0:
             raise IllegalAction(f"main stake D{area} has no cubes")
         if not 0 <= room < len(player["rooms"]) or not board.room_takes_cube(player, room):
-            raise IllegalAction(f"room {room} cannot take a cube")
+            raise IllegalAction(f"room {room + 1} cannot take a cube")
         colour = board.take_from_source(state, f"D{area}")
         player["rooms"][room]["cubes"] = sorted([*player["rooms"][room]["cubes"], colour])
         event.update(stake=area, room=room)

@@ -137,9 +137,11 @@ def place_egg(state: State, seat: int, room: int, events: list[Event]) -> None:
     if state["eggs"] <= 0:
         raise IllegalAction("no eggs are left in the supply")
     if not 0 <= room < len(player["rooms"]):
-        raise IllegalAction(f"you have no room {room}")
+        raise IllegalAction(f"you have no room {room + 1}")
     if not board.room_is_empty(player, room):
-        raise IllegalAction(f"room {room} is not empty (an egg needs a room without cubes or dice)")
+        raise IllegalAction(
+            f"room {room + 1} is not empty (an egg needs a room without cubes or dice)"
+        )
     player["rooms"][room]["egg"] = True
     state["eggs"] -= 1
     events.append({"type": "egg", "seat": seat, "room": room})
@@ -297,10 +299,10 @@ def resolve_cube(state: State, task: Task, action: Action, rng: Rng, events: lis
             "tunnels reach"
         )
     if not 0 <= room < len(player["rooms"]):
-        raise IllegalAction(f"you have no room {room}")
+        raise IllegalAction(f"you have no room {room + 1}")
     if not board.room_takes_cube(player, room):
         reason = "holds an egg" if player["rooms"][room]["egg"] else "is full (4 cubes)"
-        raise IllegalAction(f"room {room} {reason}")
+        raise IllegalAction(f"room {room + 1} {reason}")
     colour = board.take_from_source(state, source)
     player["rooms"][room]["cubes"] = sorted([*player["rooms"][room]["cubes"], colour])
     events.append({"type": "cube", "seat": seat, "source": source, "colour": colour, "room": room})

@@ -96,7 +96,7 @@ def _pending(state: State) -> dict[str, Any] | None:
             "seat": bumped["seat"],
             "kind": "bumped",
             "die": bumped["die"],
-            "prompt": f"your die {bumped['die']} was bumped: place it again now",
+            "prompt": f"your die {bumped['die'] + 1} was bumped: place it again now",
         }
     task = state["night"]["pending"]
     if task is None:

@@ -196,7 +196,7 @@ def test_soldier_bumps_worker_who_places_again_at_once() -> None:
     assert all(a.get("die") == 0 and "helper" not in a for a in legal)
     assert {"type": "place_die", "die": 0, "slot": "D4c"} in legal
     assert_refused(
-        GAME, s, 0, {"type": "place_die", "die": 1, "slot": "A1"}, "illegal_action", "bumped die 0"
+        GAME, s, 0, {"type": "place_die", "die": 1, "slot": "A1"}, "illegal_action", "bumped die 1"
     )
     assert_refused(
         GAME,
@@ -301,7 +301,7 @@ def test_room_dice_rules() -> None:
         "holds dice showing 3",
     )
     assert_refused(
-        GAME, s, 0, {"type": "place_die", "die": 4, "slot": "R6"}, "illegal_action", "no room 6"
+        GAME, s, 0, {"type": "place_die", "die": 4, "slot": "R6"}, "illegal_action", "no room 7"
     )
     view = GAME.view(s, None)
     assert view["players"][0]["rooms"][2]["dice"] == [0, 1, 2]

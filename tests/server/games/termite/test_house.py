@@ -223,7 +223,9 @@ def test_a_room_holds_up_to_three_dice_of_one_value() -> None:
     for i in range(3):
         put(s, 0, i, "R0", 2)
     player = s["players"][0]
-    assert board.room_accepts_die(player, 0, 2) == "room 0 already holds 3 dice"
+    assert (
+        board.room_accepts_die(player, 0, 2) == "room 1 already holds 3 dice"
+    )  # rooms counted from 1
     assert board.room_accepts_die(player, 1, 2) is None
 
 
