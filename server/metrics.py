@@ -73,7 +73,7 @@ LEASES_LOST = Counter("tablehub_leases_lost_total", "Table leases found taken or
 STORE_UP = Gauge(
     "tablehub_store_up", "1 when the store (Redis) answered the last health probe, else 0"
 )
-SHED = Counter(
+REFUSED = Counter(
     "tablehub_shed_total",
     "Requests (acts, legal, new tables) refused as overloaded (loop late, or moves queued)",
 )

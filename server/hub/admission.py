@@ -21,7 +21,7 @@ from tablehub.server.tables.errors import TableError
 
 
 class Overload(Protocol):
-    def refuse_work(self) -> int | None:
+    def refusing_moves(self) -> int | None:
         """The ``retry_ms`` to refuse a move with now, or None to take it."""
 
 
@@ -43,8 +43,8 @@ def admit(signals: Sequence[Overload], command: Command) -> bool:
     words = _refusal(command)
     if words is None:
         return False
-    hints = [hint for signal in signals if (hint := signal.refuse_work()) is not None]
+    hints = [hint for signal in signals if (hint := signal.refusing_moves()) is not None]
     if not hints:
         return True
-    metrics.SHED.inc()
+    metrics.REFUSED.inc()
     raise TableError("overloaded", f"{words}: try again in a moment", max(hints))

@@ -19,7 +19,7 @@ from tablehub.server.tables.record import Seat, TableRecord
 
 HUB_OPTIONS = ("turn_seconds", "seed", "spectator_delay")
 MAX_SPECTATOR_DELAY_S = 600
-SHED_RETRY_MS = 2000
+REFUSED_RETRY_MS = 2000
 
 
 @dataclass(eq=False)
@@ -46,11 +46,13 @@ class Creation:
             made = await self.store.keyed_table(game_id, digest)
             if made is not None:
                 return made
-        shedding = self.refusing()
-        if shedding is not None:  # running late: take no new tables before leases suffer
-            metrics.SHED.inc()
+        refusal = self.refusing()
+        if refusal is not None:  # running late: take no new tables before leases suffer
+            metrics.REFUSED.inc()
             raise TableError(
-                "overloaded", f"this server is busy ({shedding}); try again shortly", SHED_RETRY_MS
+                "overloaded",
+                f"this server is busy ({refusal}); try again shortly",
+                REFUSED_RETRY_MS,
             )
         game = get_game(game_id)
         if game is None:

@@ -108,7 +108,7 @@ class Janitor:
         for table_id, live in list(self.directory.live.items()):
             record = live.record
             idle = now_ms - record.updated_ms
-            if live.feed.subscriber_count or live.busy or record.deadline is not None:
+            if live.feed.subscriber_count or live.has_work or record.deadline is not None:
                 continue
             if record.status is TableStatus.FINISHED or idle >= UNLOAD_IDLE_MS:
                 await self.directory.unload(table_id, live)

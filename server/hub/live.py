@@ -42,7 +42,7 @@ class LiveTable:
         return self._actor
 
     @property
-    def busy(self) -> bool:
+    def has_work(self) -> bool:
         """Whether the table's actor here has commands queued or being stored."""
         return self._actor is not None and not self._actor.idle
 

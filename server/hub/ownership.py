@@ -38,7 +38,7 @@ class Ownership:
     """The tables this process serves, by id (the directory's)."""
     tasks: TaskRunner
     clock_ms: Callable[[], int]
-    watch: LoopWatch
+    loop_watch: LoopWatch
     thinker: Thinker
     _cids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
 
@@ -153,7 +153,7 @@ class Ownership:
             return None
         try:
             command = command_from_plain(data)
-            admit((self.watch,), command)  # the owner runs late too: refused, not queued
+            admit((self.loop_watch,), command)  # the owner runs late too: refused, not queued
             result = await actor.submit(command)
         except TableError as err:
             return {"error": {"code": err.code, "message": err.message, "retry_ms": err.retry_ms}}

@@ -53,14 +53,16 @@ class Hub:
         self.clock_ms = clock_ms
         self.tasks = TaskRunner()
         # With leases, new tables are refused a quarter lease late, before leases suffer.
-        self.watch = LoopWatch(self.bus.lease_ms / 4000 if self.bus.lease_ms else TABLES_LATE_S)
+        self.loop_watch = LoopWatch(
+            self.bus.lease_ms / 4000 if self.bus.lease_ms else TABLES_LATE_S
+        )
         self.sojourn = Sojourn()
         served: dict[str, LiveTable] = {}  # the directory alone adds and removes tables
         self.lobby = Lobby(store, served.get, self.tasks.spawn)
         self.mirror = Mirror(store, self.bus, served.get, self.tasks.spawn, self.lobby.changed)
         self.thinker = Thinker(default_workers() if bot_workers is None else bot_workers)
         self.ownership = Ownership(
-            store, self.bus, served, self.tasks, clock_ms, self.watch, self.thinker
+            store, self.bus, served, self.tasks, clock_ms, self.loop_watch, self.thinker
         )
         self.directory = Directory(
             store, self.bus, served, self.mirror, self.ownership, self.lobby.changed
@@ -80,25 +82,25 @@ class Hub:
         return self.directory.live
 
     @property
-    def overload(self) -> tuple[LoopWatch, Sojourn]:
+    def move_signals(self) -> tuple[LoopWatch, Sojourn]:
         """What refuses moves: the loop running late, or moves waiting in a queue."""
-        return (self.watch, self.sojourn)
+        return (self.loop_watch, self.sojourn)
 
-    def busy(self) -> bool:
+    def refusing_moves(self) -> bool:
         """Whether this process is refusing moves now (its loop late, or moves queued)."""
-        return any(signal.refuse_work() is not None for signal in self.overload)
+        return any(signal.refusing_moves() is not None for signal in self.move_signals)
 
     def refusing_tables(self) -> str | None:
         """Why new tables are refused now (running late, lease renewal failing), or None."""
-        return self.bus.shedding or self.watch.late
+        return self.bus.refusing_tables or self.loop_watch.refusing_tables
 
     @property
-    def shedding(self) -> str | None:
+    def refusals(self) -> str | None:
         """What this process refuses now and why, in words (``/healthz``), or None."""
         parts = []
-        if self.watch.refuse_work() is not None:
+        if self.loop_watch.refusing_moves() is not None:
             parts.append(
-                f"the event loop is running {self.watch.lag_s * 1000:.0f} ms late on average: "
+                f"the event loop is running {self.loop_watch.lag_s * 1000:.0f} ms late on average: "
                 "moves are refused until it catches up"
             )
         tables = self.refusing_tables()
@@ -109,7 +111,7 @@ class Hub:
     # -- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.watch.start(asyncio.get_running_loop())
+        self.loop_watch.start(asyncio.get_running_loop())
         await self.store.start()
         await self.tasks.start()
         if self.bus.multi_process:
@@ -124,7 +126,7 @@ class Hub:
         await self.tasks.stop()
         self.directory.live.clear()
         await self.store.close()
-        self.watch.stop()
+        self.loop_watch.stop()
         self.thinker.close()
 
     # -- what sessions use (sessions.hub_api.HubApi) -----------------------------------------
@@ -172,7 +174,7 @@ class Hub:
         task, no future: the session's act path); otherwise one task loads the table
         or forwards the command to its owner."""
         try:
-            timed = admit(self.overload, command)
+            timed = admit(self.move_signals, command)
         except TableError as err:
             answer(None, err)
             return

@@ -12,11 +12,11 @@ stalled, not only afterwards.
 
 Two decisions are read from it (design.md "Overload"):
 
-* :meth:`refuse_work` -- past :data:`ACT_LATE_S` of smoothed lag, ``act`` and
+* :meth:`refusing_moves` -- past :data:`ACT_LATE_S` of smoothed lag, ``act`` and
   ``legal`` are refused with ``overloaded`` and a ``retry_ms`` that grows with the lag
   (:func:`retry_ms_for`), so clients back off instead of queueing more work.  Below it
   nothing is refused: a hub below saturation runs its loop a few ms late at most.
-* :attr:`late` -- a loop that was ``tables_after_s`` late (a single probe, not smoothed)
+* :attr:`refusing_tables` -- a loop that was ``tables_after_s`` late (a single probe, not smoothed)
   in the last :data:`LATE_WINDOW_S` refuses *new tables*, before a multi-process hub's
   lag grows into lost leases (``tables_after_s`` is a quarter lease there).
 
@@ -89,7 +89,7 @@ class LoopWatch:
         """The smoothed lag, in seconds."""
         return self._lag_s
 
-    def refuse_work(self) -> int | None:
+    def refusing_moves(self) -> int | None:
         """The ``retry_ms`` to refuse an ``act`` or ``legal`` with now, or None to run it."""
         lag = self._lag_s
         if lag <= self.acts_after_s:
@@ -97,7 +97,7 @@ class LoopWatch:
         return retry_ms_for(lag)
 
     @property
-    def late(self) -> str | None:
+    def refusing_tables(self) -> str | None:
         """Why this process should take no new tables now, or None."""
         if time.monotonic() < self._late_until:
             return "the event loop is running late"

@@ -54,7 +54,7 @@ class Sojourn:
         if self._shortest is None or took_s < self._shortest:
             self._shortest = took_s
 
-    def refuse_work(self) -> int | None:
+    def refusing_moves(self) -> int | None:
         """The ``retry_ms`` to refuse a move with now, or None to take it."""
         self._roll()
         verdict = self._verdict

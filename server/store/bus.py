@@ -44,7 +44,7 @@ class Bus:
     # -- ownership ----------------------------------------------------------------------
 
     @property
-    def shedding(self) -> str | None:
+    def refusing_tables(self) -> str | None:
         """Why this process should refuse new work now (it is running late), or None."""
         return None
 

@@ -12,7 +12,7 @@ the event loop.  A renewal that finds the lease gone is reported to the loop
 How late the loop runs is watched by ``server/ops/loopwatch.py`` (every store has an
 event loop; only Redis has leases): past a quarter lease the hub refuses new tables
 before the lag grows into lost leases.  Renewal failing (Redis away) is reported
-here, as :attr:`LeaseKeeper.shedding`.
+here, as :attr:`LeaseKeeper.refusing_tables`.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class LeaseKeeper:
             return dict(self._leases)
 
     @property
-    def shedding(self) -> str | None:
+    def refusing_tables(self) -> str | None:
         """Why this process should take no new tables now, or None."""
         return "lease renewal is failing" if self.renew_failing else None
 

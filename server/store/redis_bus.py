@@ -194,8 +194,8 @@ class RedisBus(Bus):
             await self._unsubscribe(key(table, "in"))
 
     @property
-    def shedding(self) -> str | None:
-        return self._leases.shedding
+    def refusing_tables(self) -> str | None:
+        return self._leases.refusing_tables
 
     @translated
     async def due_deadlines(self, now_ms: int) -> list[str]:

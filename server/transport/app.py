@@ -68,7 +68,7 @@ def create_app(
 
     async def store_up() -> bool | None:
         up = await hub.store.reachable()
-        if not up and hub.busy():
+        if not up and hub.refusing_moves():
             return None  # a late answer from a hub refusing moves is no outage
         metrics.STORE_UP.set(int(up))
         return up
@@ -110,7 +110,7 @@ def create_app(
     async def healthz(request: Request) -> Response:
         if not operator(request):
             return JSONResponse({"ok": True})
-        shedding = hub.shedding
+        refusals = hub.refusals
         store_ok = bool(await store_up())  # unknown while busy: not a hub to send players to
         return JSONResponse(
             {
@@ -119,10 +119,10 @@ def create_app(
                 "tables": len(hub.live),
                 "store_ok": store_ok,
                 "cut_off": watch.cut_off,
-                "shedding": shedding is not None,
-                "why": shedding or "",
-                "refusing_moves": hub.busy(),
-                "loop_lag_ms": round(hub.watch.lag_s * 1000),
+                "shedding": refusals is not None,
+                "why": refusals or "",
+                "refusing_moves": hub.refusing_moves(),
+                "loop_lag_ms": round(hub.loop_watch.lag_s * 1000),
             }
         )
 

@@ -45,7 +45,7 @@ async def late_loop(watch: LoopWatch) -> AsyncIterator[asyncio.Event]:
     async def stall() -> None:
         while not done.is_set():
             busy(0.3)
-            if watch.refuse_work() is not None:
+            if watch.refusing_moves() is not None:
                 refusing.set()
             await asyncio.sleep(0)
 
@@ -63,7 +63,7 @@ async def on_time(watch: LoopWatch) -> None:
     """Wait (bounded) until the hub takes work again (the watch is a thread of its
     own: its state is looked at, there is nothing to await)."""
     async with asyncio.timeout(30):
-        while watch.refuse_work() is not None:  # noqa: ASYNC110
+        while watch.refusing_moves() is not None:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
 
 
@@ -111,7 +111,7 @@ async def running(request: pytest.FixtureRequest) -> AsyncIterator[RunningHub]:
 
 async def test_a_late_hub_refuses_an_act_and_applies_its_retry_once(running: RunningHub) -> None:
     """On memory and on Redis (where the lease thread runs beside the watch)."""
-    watch = running.hub.watch
+    watch = running.hub.loop_watch
     async with seated(running) as (raw, table):
         key = new_key()
         shed_before = shed_total()
@@ -141,7 +141,7 @@ async def test_a_late_hub_refuses_an_act_and_applies_its_retry_once(running: Run
 
 
 async def test_resign_and_leave_are_never_refused(hub: RunningHub) -> None:
-    async with seated(hub) as (raw, table), late_loop(hub.hub.watch):
+    async with seated(hub) as (raw, table), late_loop(hub.hub.loop_watch):
         resigned = await raw.ask("act", table=table, action={"type": "resign"}, key=new_key())
         assert resigned["t"] == "ok" and resigned["version"] == 2, resigned
         assert (await raw.ask("leave", table=table))["t"] == "ok"
@@ -154,7 +154,7 @@ async def test_the_client_backs_off_and_its_move_is_played_once(hub: RunningHub)
     table = await ann.create_table("nmbr9", 1, seed=SEED)
     await ann.join(table)
     told: list[str] = []
-    async with late_loop(hub.hub.watch) as done:
+    async with late_loop(hub.hub.loop_watch) as done:
 
         def waiting(words: str) -> None:
             told.append(words)

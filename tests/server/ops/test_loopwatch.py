@@ -60,8 +60,8 @@ def test_the_retry_hint_grows_with_the_lag_within_bounds() -> None:
 async def test_a_loop_on_time_refuses_nothing() -> None:
     async with watching(0.2) as watch:
         await more_probes(5)
-        assert watch.refuse_work() is None
-        assert watch.late is None
+        assert watch.refusing_moves() is None
+        assert watch.refusing_tables is None
         assert watch.lag_s < ACT_LATE_S
 
 
@@ -70,9 +70,9 @@ async def test_a_short_pause_refuses_no_work() -> None:
         await more_probes(3)
         end = time.monotonic() + 0.2  # a long GC pause: the loop's thread busy, no await
         while time.monotonic() < end:
-            assert watch.refuse_work() is None
+            assert watch.refusing_moves() is None
         await more_probes(3)
-        assert watch.refuse_work() is None
+        assert watch.refusing_moves() is None
 
 
 async def test_a_late_loop_refuses_work_until_it_catches_up() -> None:
@@ -80,13 +80,13 @@ async def test_a_late_loop_refuses_work_until_it_catches_up() -> None:
         await more_probes(2)
         # Blocked (no await): the pending probe counts, so the watch says so meanwhile.
         give_up = time.monotonic() + 30
-        while watch.refuse_work() is None or watch.late is None:
+        while watch.refusing_moves() is None or watch.refusing_tables is None:
             assert time.monotonic() < give_up, "the watch never saw the blocked loop"
-        retry_ms = watch.refuse_work()
+        retry_ms = watch.refusing_moves()
         assert retry_ms is not None and RETRY_MIN_MS <= retry_ms <= RETRY_MAX_MS
         assert watch.lag_s > ACT_LATE_S
-        assert watch.late == "the event loop is running late"
+        assert watch.refusing_tables == "the event loop is running late"
         # On time again: work is taken once the smoothed lag has come down.
-        await until(lambda: watch.refuse_work() is None)
+        await until(lambda: watch.refusing_moves() is None)
         assert watch.lag_s <= ACT_LATE_S
-        assert watch.late is not None, "new tables stay refused for a while longer"
+        assert watch.refusing_tables is not None, "new tables stay refused for a while longer"

@@ -21,14 +21,14 @@ def test_a_standing_queue_refuses_moves_and_a_slow_move_does_not() -> None:
     for took in (0.9, 0.02, 1.5):  # one slow move among quick ones
         sojourn.answered(took)
     clock.now += 0.5
-    assert sojourn.refuse_work() is None, "the shortest was 20 ms"
+    assert sojourn.refusing_moves() is None, "the shortest was 20 ms"
 
     for took in (0.6, 0.4, 0.8):  # every move waited
         sojourn.answered(took)
     clock.now += 0.5
-    assert sojourn.refuse_work() == retry_ms_for_wait(0.4)
+    assert sojourn.refusing_moves() == retry_ms_for_wait(0.4)
     clock.now += 0.2
-    assert sojourn.refuse_work() == retry_ms_for_wait(0.4), "for the whole next interval"
+    assert sojourn.refusing_moves() == retry_ms_for_wait(0.4), "for the whole next interval"
 
 
 def test_admission_opens_again_after_an_interval_with_nothing_answered() -> None:
@@ -36,12 +36,12 @@ def test_admission_opens_again_after_an_interval_with_nothing_answered() -> None
     sojourn = Sojourn(target_s=0.25, interval_s=0.5, clock=clock)
     sojourn.answered(0.7)
     clock.now += 0.5
-    assert sojourn.refuse_work() is not None
+    assert sojourn.refusing_moves() is not None
     clock.now += 0.5  # everything refused meanwhile: nothing answered
-    assert sojourn.refuse_work() is None
+    assert sojourn.refusing_moves() is None
     sojourn.answered(0.05)
     clock.now += 0.5
-    assert sojourn.refuse_work() is None, "the queue drained"
+    assert sojourn.refusing_moves() is None, "the queue drained"
 
 
 def test_a_long_silence_gives_no_verdict() -> None:
@@ -49,4 +49,4 @@ def test_a_long_silence_gives_no_verdict() -> None:
     sojourn = Sojourn(target_s=0.25, interval_s=0.5, clock=clock)
     sojourn.answered(3.0)
     clock.now += 60  # nobody asked for a minute
-    assert sojourn.refuse_work() is None
+    assert sojourn.refusing_moves() is None

@@ -34,7 +34,7 @@ async def test_a_blocked_event_loop_keeps_its_leases(redis_url: str) -> None:
         # The loop is busy (a long burst of work) for 2.5 leases: renewal goes on anyway.
         busy(1.0)
         assert await client.get("lease-test:a") == b"proc:1"
-        assert keeper.shedding is None
+        assert keeper.refusing_tables is None
         assert lost == []
     finally:
         keeper.stop()
@@ -65,7 +65,7 @@ async def test_a_late_hub_refuses_new_tables_with_a_retry_hint(redis_url: str) -
         async with websockets.connect(running.url, subprotocols=["tablehub.v1.json"]) as ws:  # type: ignore[list-item]
             await ws.send(json.dumps({"t": "hello", "id": 1, "v": 1, "name": "late"}))
             assert json.loads(await ws.recv())["t"] == "ok"
-            busy(redis_store.LEASE_MS / 3000)  # past the shed threshold (a quarter lease)
+            busy(redis_store.LEASE_MS / 3000)  # past the refusal threshold (a quarter lease)
             await ws.send(json.dumps({"t": "create_table", "id": 2, "game": "nmbr9", "seats": 1}))
             reply = json.loads(await ws.recv())
             assert reply["t"] == "error" and reply["code"] == "overloaded", reply
