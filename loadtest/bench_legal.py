@@ -1,14 +1,24 @@
-"""Bench: the cost of one ``legal`` call in every game, and 9-tower on a fixed layout.
+"""Bench: the cost of ``legal`` in every game against the cost of a move, and 9-tower on
+a fixed layout.
 
 Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
-act asks ``legal`` (the full list) and walks the staged form (protocol/README.md
-"Staged legal") from ``{}`` along one path of choices to a complete action, each step
-one call; the figures are CPU time per call (``process_time``: a machine shared with
-other work does not inflate them; a garbage collection does) -- median, p99, max --
-with the largest answer.  The target is p99 <= 2 ms per call: the full list for the
-small games, the staged form for Termite Towers (its full list printed for comparison).
+act asks ``legal`` in the form its clients use -- the full list, or for Termite Towers
+the staged form (protocol/README.md "Staged legal") walked from ``{}`` along one path of
+choices to a complete action, each step one call -- and the move that seat's bot plays
+there is applied once (``Game.apply``, the state left as it was).  The figures are CPU
+time per call (``process_time``: a machine shared with other work does not inflate
+them; a garbage collection does), median and p99:
+
+* ``legal``: the game's answer (``legal_actions`` / ``legal_step``);
+* ``served``: that answer and its ``ok`` frame as the hub writes it the first time
+  (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
+  the same version (the kept reply);
+* ``apply``: one move in the same positions.
+
+The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
+median; the full list is printed beside the staged form for Termite Towers.
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -20,16 +30,20 @@ calls; also ``bot_action`` on the same layout, and ``view``/``status``/``apply``
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
+from tablehub.protocol.codec import SUBPROTOCOLS
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
 from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.bot import easy_action
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.games.rng import Rng
+from tablehub.server.tables.legal_cache import LegalReply, ok_frame
 
 SEED = 3
 TILES = 15
@@ -43,61 +57,115 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
     return state
 
 
-PLAYOUTS: tuple[tuple[str, int, dict[str, object]], ...] = (
-    ("brix", 2, {}),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}),  # into the move phase
-    ("nmbr9", 2, {}),
-    ("completto", 3, {}),
-    ("termite", 2, {}),
-    ("termite", 4, {}),
+PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
+    ("brix", 2, {}, "full"),
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),  # into the move phase
+    ("nmbr9", 2, {}, "full"),
+    ("completto", 3, {}, "full"),
+    ("termite", 2, {}, "staged"),
+    ("termite", 2, {}, "full"),
+    ("termite", 4, {}, "staged"),
 )
+"""Each game, seat count and options, with the form of ``legal`` its clients use."""
+
+CODEC = SUBPROTOCOLS["tablehub.v1.msgpack"]
 
 
-def staged_walk(game: Game, state: State, seat: int, rng: Rng, into: list[float]) -> int:
-    """One path of staged calls from ``{}`` to a complete action; the largest answer."""
-    partial: Action = {}
-    largest = 0
-    while True:
+class Samples:
+    """CPU seconds per call of one kind."""
+
+    def __init__(self) -> None:
+        self.legal: list[float] = []
+        self.served: list[float] = []
+        self.again: list[float] = []
+        self.apply: list[float] = []
+        self.largest = 0
+
+    def ask(self, answer: Callable[[], dict[str, Any]], version: int) -> dict[str, Any]:
+        """One ``legal`` call, then its frame: the first time, and a second ask."""
         start = time.process_time()
-        step = game.legal_step(state, seat, partial)
-        into.append(time.process_time() - start)
+        fields = answer()
+        done = time.process_time()
+        reply = LegalReply({**fields, "version": version})
+        ok_frame(reply, CODEC, 1)
+        end = time.process_time()
+        ok_frame(reply, CODEC, 2)
+        self.again.append(time.process_time() - end)
+        self.legal.append(done - start)
+        self.served.append(end - start)
+        return fields
+
+
+def _full(game: Game, state: State, seat: int) -> dict[str, Any]:
+    return {"actions": game.legal_actions(state, seat)}
+
+
+def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
+    return dict(game.legal_step(state, seat, chosen))
+
+
+def staged_walk(game: Game, state: State, seat: int, rng: Rng, samples: Samples) -> None:
+    """One path of staged calls from ``{}`` to a complete action."""
+    chosen: Action = {}
+    while True:
+        step = samples.ask(functools.partial(_staged, game, state, seat, chosen), 0)
         choices = step["choices"]
-        largest = max(largest, len(choices))
+        samples.largest = max(samples.largest, len(choices))
         if not choices:
-            return largest
+            return
         choice = rng.choice(choices)
-        partial = {**partial, str(step["field"]): choice["value"]}
+        chosen = {**chosen, str(step["field"]): choice["value"]}
         if not choice["more"]:
-            return largest
+            return
 
 
 def bench_games(games: int) -> None:
-    for game_id, seats, options in PLAYOUTS:
+    print(
+        "CPU per call, ms (median / p99); served = legal + its ok frame (msgpack), again ="
+        " a second ask at the version; apply = one move in the same positions"
+    )
+    for game_id, seats, options, form in PLAYOUTS:
         game = get_game(game_id)
         assert game is not None
-        full: list[float] = []
-        staged: list[float] = []
-        sizes = [0, 0]
+        samples = Samples()
         for seed in range(games):
             rng = Rng.from_seed(seed)
             state = game.setup(options, seats, seed)
+            version = 0
             while not (status := game.status(state))["finished"]:
                 for seat in status["to_act"]:
+                    if form == "full":
+                        listed = samples.ask(functools.partial(_full, game, state, seat), version)
+                        samples.largest = max(samples.largest, len(listed["actions"]))
+                    else:
+                        staged_walk(game, state, seat, rng, samples)
+                    move = game.bot_move(state, seat, game.fast_bot_level)
                     start = time.process_time()
-                    listed = game.legal_actions(state, seat)
-                    full.append(time.process_time() - start)
-                    sizes[0] = max(sizes[0], len(listed))
-                    sizes[1] = max(sizes[1], staged_walk(game, state, seat, rng, staged))
+                    game.apply(state, seat, move)
+                    samples.apply.append(time.process_time() - start)
                 seat = status["to_act"][0]
                 state, _ = game.apply(state, seat, game.bot_move(state, seat, game.fast_bot_level))
-        for form, samples, size in (("full", full, sizes[0]), ("staged", staged, sizes[1])):
-            p99 = statistics.quantiles(samples, n=100, method="inclusive")[98]
-            median = statistics.median(samples)
-            print(
-                f"{game_id} {seats}p {options or ''} legal {form:<6} median {median * 1e3:6.3f}"
-                f" ms  p99 {p99 * 1e3:7.3f} ms  max {max(samples) * 1e3:7.3f} ms"
-                f"  ({len(samples)} calls, largest answer {size})"
-            )
+                version += 1
+        report_game(f"{game_id} {seats}p {options or ''} {form}", samples)
+
+
+def _ms(samples: list[float]) -> tuple[float, float]:
+    """Median and p99 in milliseconds."""
+    p99 = statistics.quantiles(samples, n=100, method="inclusive")[98]
+    return statistics.median(samples) * 1e3, p99 * 1e3
+
+
+def report_game(name: str, samples: Samples) -> None:
+    legal, served, again, apply = (
+        _ms(s) for s in (samples.legal, samples.served, samples.again, samples.apply)
+    )
+    print(
+        f"{name:<46} legal {legal[0]:6.3f} / {legal[1]:6.3f}  served {served[0]:6.3f} /"
+        f" {served[1]:6.3f}  again {again[0]:6.3f} / {again[1]:6.3f}  apply {apply[0]:6.3f} /"
+        f" {apply[1]:6.3f}  served/apply median {served[0] / apply[0]:4.2f}, p99/apply median"
+        f" {served[1] / apply[0]:4.2f}  ({len(samples.legal)} calls, largest answer"
+        f" {samples.largest})"
+    )
 
 
 def timings(fn: Callable[[], object], calls: int) -> list[float]:

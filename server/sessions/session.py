@@ -40,6 +40,7 @@ from tablehub.server.sessions.outbox import Outbox
 from tablehub.server.tables.core import Act, AddBot, Command, Join, Legal
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.journal import StoreUnavailable
+from tablehub.server.tables.legal_cache import ok_frame
 
 log = logging.getLogger("tablehub.session")
 
@@ -200,6 +201,22 @@ class Session:
                     "message": "the server could not write its answer",
                 }
             )
+        self._queue_control(frame)
+
+    def reply_result(self, request_id: Any, result: dict[str, Any]) -> None:
+        """An ``ok`` carrying a command's result (``legal``), its fields' encoding
+        reused when the table kept it (tables/legal_cache.py)."""
+        try:
+            frame = ok_frame(result, self.codec, request_id)
+        except EncodeError:
+            self.reply(request_id, **result)  # says why, in the log and to the client
+            return
+        self._queue_control(frame)
+
+    def _queue_control(self, frame: bytes | str) -> None:
+        """Queue an encoded reply (unless the connection is closed)."""
+        if self.state is SessionState.CLOSED:
+            return
         if not self.out.control(frame):
             # Requests keep coming but their replies are not read: never grow for it.
             self.close(4000, "slow consumer: replies are not being read")
@@ -501,8 +518,9 @@ class Session:
 
         async def resync() -> None:
             view = await self.hub.table(table)
-            self.reply(msg["id"], version=view.version)
             frames = await self.hub.catch_up(table, self.watching[table], msg.get("version", -1))
+            # the version the push brings the client to (delayed spectators: theirs)
+            self.reply(msg["id"], version=frames.msg.get("to", frames.msg.get("version")))
             self._catch_up(table, view.version, frames)
 
         self._later(msg["id"], resync)
@@ -637,7 +655,7 @@ class _Answer:
             metrics.ACT_LATENCY.observe(time.perf_counter() - self.started)
             session.reply(self.request_id, version=value["version"])
         elif self.done == REPLY_RESULT:
-            session.reply(self.request_id, **value)
+            session.reply_result(self.request_id, value)
         else:
             assert callable(self.done)
             self.done(value)

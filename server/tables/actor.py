@@ -63,6 +63,7 @@ from tablehub.server.tables.journal import (
     StoreUnavailable,
     VersionConflict,
 )
+from tablehub.server.tables.legal_cache import LegalCache
 from tablehub.server.tables.record import LogEntry, TableRecord
 from tablehub.server.tables.thinking import Thinker
 
@@ -120,6 +121,8 @@ class TableActor:
         actor stops and the hub drops it."""
         self._done_cids: dict[str, int] = {}
         """Recent forwarded command ids -> the version they produced (bounded)."""
+        self.legal_replies = LegalCache()
+        """The ``legal`` replies given at the current version (tables/legal_cache.py)."""
 
     @property
     def record(self) -> TableRecord:
@@ -291,7 +294,10 @@ class TableActor:
                 staged.append(_Step(command, answer, Decision(), same_as=staged_cids[cid]))
                 continue
             try:
-                decision = handle(table, command, now)
+                if isinstance(command, Legal):  # a second ask at a version: looked up
+                    decision = self.legal_replies.decide(table, command, now)
+                else:
+                    decision = handle(table, command, now)
             except Exception as err:  # a server bug: the table stays as it was
                 log.exception("table %s: command %r failed", self.record.table, command)
                 answer(None, TableError("internal_error", str(err)[:200]))

@@ -19,11 +19,14 @@ which are most of them and most of the bot's time:
 
 The few placements above the ground come from ``Surface.upper_placements`` and are
 fitted one by one.
+
+The ground offsets are ``rules.ground_offsets``, the same masks ``rules.legal_placements``
+lists every legal placement from.
 """
 
 from __future__ import annotations
 
-from tablehub.server.games.nmbr9.rules import BOUND, Placement
+from tablehub.server.games.nmbr9.rules import BOUND, Placement, beside, ground_offsets
 from tablehub.server.games.nmbr9.shapes import DISTINCT_ROTATIONS
 from tablehub.server.games.nmbr9.surface import ShapeBits, Surface
 
@@ -64,14 +67,7 @@ def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
 def _fit_counters(footprint: int, stride: int, shape: ShapeBits) -> tuple[int, list[int]]:
     """The legal ground offsets of one rotation (a mask) and their fits as bit-sliced
     counters: bit k of an offset's fit is its bit in ``counters[k]``."""
-    beside = footprint << 1 | footprint >> 1 | footprint << stride | footprint >> stride
-    beside &= ~footprint
-    touching = 0
-    covering = 0
-    for s in shape.shifts:
-        touching |= beside >> s
-        covering |= footprint >> s
-    legal = touching & ~covering
+    legal = ground_offsets(footprint, beside(footprint, stride), shape.shifts)
     counters: list[int] = []
     for n in shape.border:
         carry = (footprint >> n if n >= 0 else footprint << -n) & legal

@@ -40,7 +40,7 @@ from tablehub.server.games.nmbr9.rules import (
     BOUND,
     ROUNDS,
     check_placement,
-    legal_placements,
+    legal_actions,
     make_tile,
     restore_tiles,
     tile_score,
@@ -105,11 +105,7 @@ def waiting(state: State, seat: int) -> str:
 
 def legal(state: State, seat: int) -> list[Action]:
     """Every legal placement of the current card for a seat that must act (docs/games/nmbr9.md)."""
-    tiles = state["players"][seat]["tiles"]
-    return [
-        {"type": "place", "x": x, "y": y, "rot": rot}
-        for _, rot, x, y in legal_placements(tiles, current_card(state))
-    ]
+    return legal_actions(state["players"][seat]["tiles"], current_card(state))
 
 
 def _parse_place(action: Action) -> tuple[int, int, int]:

@@ -1,0 +1,95 @@
+"""The legal replies a table keeps for its version (tables/legal_cache.py): a second ask
+at a version gets the same reply without the game computing it again, a new version
+gets a new one, and the ``ok`` frame written from a kept reply is byte for byte what
+the codec writes for the reply as a plain message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+import pytest
+
+from tablehub.protocol.codec import SUBPROTOCOLS, Codec
+from tablehub.server.tables.core import Act, Legal, handle
+from tablehub.server.tables.legal_cache import LegalCache, LegalReply, ok_frame
+from tests.server.tables.test_core import NOW, committed, seated
+
+CODECS = list(SUBPROTOCOLS.values())
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda codec: codec.name)
+@pytest.mark.parametrize("request_id", [7, "a-string-id", 2**40, "ünïcode"])
+def test_a_kept_reply_is_written_exactly_as_the_codec_writes_it(
+    codec: Codec, request_id: Any
+) -> None:
+    table = seated("nmbr9")
+    reply = LegalCache().decide(table, Legal(0), NOW).reply
+    assert isinstance(reply, LegalReply) and len(reply["actions"]) == 4
+    expected = codec.encode({"t": "ok", "id": request_id, **reply})
+    assert ok_frame(reply, codec, request_id) == expected
+    assert ok_frame(reply, codec, request_id) == expected, "the second time, from its encoding"
+    staged = LegalCache().decide(table, Legal(0, {"type": "place"}), NOW).reply
+    assert staged is not None and staged["field"] == "x"
+    assert ok_frame(staged, codec, request_id) == codec.encode(
+        {"t": "ok", "id": request_id, **staged}
+    )
+
+
+@pytest.mark.parametrize("codec", CODECS, ids=lambda codec: codec.name)
+def test_a_plain_reply_from_another_process_is_written_as_it_is(codec: Codec) -> None:
+    plain = {"actions": [{"type": "place", "x": 0, "y": 0, "rot": 0}], "version": 3}
+    assert ok_frame(plain, codec, 9) == codec.encode({"t": "ok", "id": 9, **plain})
+
+
+def test_a_second_ask_at_a_version_is_the_reply_given_before() -> None:
+    cache = LegalCache()
+    table = seated("nmbr9")
+    first = cache.decide(table, Legal(0), NOW).reply
+    assert first == handle(table, Legal(0), NOW).reply
+    assert cache.decide(table, Legal(0), NOW).reply is first
+    other_seat = cache.decide(table, Legal(1), NOW).reply
+    assert other_seat is not first and other_seat == handle(table, Legal(1), NOW).reply
+    staged = cache.decide(table, Legal(0, {}), NOW).reply
+    assert staged is not None and staged["field"] == "type"
+    assert cache.decide(table, Legal(0, {}), NOW).reply is staged
+
+
+def test_a_new_version_is_asked_again() -> None:
+    cache = LegalCache()
+    table = seated("nmbr9")
+    before = cache.decide(table, Legal(1), NOW).reply
+    legal = handle(table, Legal(0), NOW).reply
+    assert legal is not None
+    after = committed(handle(table, Act(0, legal["actions"][0]), NOW))
+    reply = cache.decide(after, Legal(1), NOW).reply
+    assert reply is not before and reply == handle(after, Legal(1), NOW).reply
+    assert reply is not None and reply["version"] == table.record.version + 1
+
+
+def test_partials_that_differ_only_in_true_and_1_are_kept_apart() -> None:
+    cache = LegalCache()
+    table = seated("nmbr9")
+    as_int = cache.decide(table, Legal(0, {"type": "place", "rot": 1}), NOW).reply
+    as_bool = cache.decide(table, Legal(0, {"type": "place", "rot": True}), NOW).reply
+    assert as_int == handle(table, Legal(0, {"type": "place", "rot": 1}), NOW).reply
+    assert as_bool == handle(table, Legal(0, {"type": "place", "rot": True}), NOW).reply
+    assert as_int != as_bool
+
+
+def test_a_refusal_is_not_kept() -> None:
+    cache = LegalCache()
+    table = seated("nmbr9")
+    refused = cache.decide(table, Legal(5), NOW)
+    assert refused.reply is None and refused.error is not None
+    assert refused.error.code == "bad_message"
+    assert cache.decide(table, Legal(5), NOW).error is not None
+
+
+def test_a_partial_that_does_not_pack_is_answered_not_kept() -> None:
+    table = seated("nmbr9")
+    partial = {"type": "place", "x": 2**70}
+    with pytest.raises(OverflowError):
+        msgpack.packb(partial)
+    reply = LegalCache().decide(table, Legal(0, partial), NOW).reply
+    assert reply == handle(table, Legal(0, partial), NOW).reply
