@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from tablehub.protocol import Frames
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, Status
-from tablehub.server.tables.record import LogEntry, TableRecord, as_created
+from tablehub.server.tables.record import LogEntry, TableRecord, apply_entry, as_created
 from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
 
 RECENT_VERSIONS = 8
@@ -353,10 +353,7 @@ class TableFeed:
     def apply_remote(self, meta: dict[str, Any], entry: LogEntry) -> None:
         """A commit made by another process: derive the state with the engine (pure and
         deterministic, so it equals the owner's) and fan it out like a local commit."""
-        state = self.record.state
-        events: list[Event] = []
-        if entry["k"] == "act":
-            state, events = self.game.apply(state, entry["seat"], entry["action"])
+        state, events = apply_entry(self.game, self.record.state, entry)
         self.on_commit(TableRecord.from_plain({**meta, "state": state}), entry, events)
 
     def reload(self, record: TableRecord) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablehub.server.games import get_game
-from tablehub.server.games.base import State
+from tablehub.server.games.base import Event, Game, State
 from tablehub.server.tables.idempotency import ActKeys
 
 
@@ -172,16 +172,25 @@ def replay(record: TableRecord, log: list[LogEntry]) -> State:
     return replay_from(record, game.setup(record.options, len(record.seats), record.seed), log)
 
 
+def apply_entry(game: Game, state: State, entry: LogEntry) -> tuple[State, list[Event]]:
+    """The game state after one committed log entry, and its events: how a stored entry
+    changes a table, for every process that did not decide it (a commit heard from the
+    owner, a replay from the store).  An ``act`` entry's action is applied by the engine,
+    exactly as the owner applied it; a seat taken changes no game state."""
+    if entry["k"] != "act":
+        return state, []
+    return game.apply(state, entry["seat"], entry["action"])
+
+
 def replay_from(record: TableRecord, state: State, log: list[LogEntry]) -> State:
-    """Apply the ``act`` entries of ``log`` to ``state`` (a snapshot of ``record``'s game,
-    as the store gave it back: put in the engine's own form first)."""
+    """Apply the entries of ``log`` to ``state`` (a snapshot of ``record``'s game, as the
+    store gave it back: put in the engine's own form first)."""
     game = get_game(record.game)
     if game is None:
         raise LookupError(f"unknown game {record.game}")
     state = game.restored(state)
     for entry in log:
-        if entry["k"] == "act":
-            state, _ = game.apply(state, entry["seat"], entry["action"])
+        state, _ = apply_entry(game, state, entry)
     return state
 
 
