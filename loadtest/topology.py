@@ -482,13 +482,13 @@ class LocalCluster:
             self.tls = throwaway_certificate()
             os.environ.setdefault(CAFILE_ENV, self.tls.cert)
         try:
-            self._start_parts(nginx)
+            self._start_parts(nginx, self.tls)
         except BaseException:
             self.stop()
             raise
         return self
 
-    def _start_parts(self, nginx: str) -> None:
+    def _start_parts(self, nginx: str, tls: TlsFiles) -> None:
         self.start_redis_only()
         while len(self.hub_ports) < self.hubs:  # every hub knows its peers from the start
             self.hub_ports.append(free_port())
@@ -503,7 +503,7 @@ class LocalCluster:
                 self.balancer_port,
                 self.hub_ports,
                 self._nginx_dir,
-                self.tls,
+                tls,
                 self.redirect_port,
             )
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,6 +80,13 @@ class Change:
 
 
 def _unreachable(url: str, err: BaseException) -> CliError:
+    if isinstance(err, ssl.SSLCertVerificationError):
+        why = err.verify_message or "it cannot be checked"
+        return CliError(
+            EXIT_UNREACHABLE,
+            f"the tablehub server at {url} showed a certificate this computer does not "
+            f"trust ({why}); if it is yours, give its certificate file with --cafile",
+        )
     detail = str(err) or type(err).__name__
     return CliError(EXIT_UNREACHABLE, f"cannot reach the tablehub server at {url}: {detail}")
 

@@ -16,8 +16,12 @@ import asyncio
 import contextlib
 import http.client
 import json
+import os
 import ssl
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -25,7 +29,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from tablehub.clients.cli.connection import Connection, tls_for
+from tablehub.clients.cli.connection import CAFILE_ENV, Connection, tls_for
 from tablehub.loadtest.topology import LocalCluster
 from tests.cluster.test_cluster import assert_acked_exactly_once, play_to_the_end, read_log
 
@@ -206,3 +210,39 @@ async def test_one_address_flooding_meets_its_caps_while_another_plays_to_the_en
         await conn.close()
     for ws in flood:
         await ws.close()
+
+
+def play_script(
+    cluster: LocalCluster, tokens: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    """``tablehub play --script --auto`` (a 9-tower game against a bot) at the cluster's
+    wss:// URL, in an environment that names no CA file (only ``extra`` may)."""
+    env = {k: v for k, v in os.environ.items() if k != CAFILE_ENV}
+    command = ["play", "--script", "--auto", "--url", cluster.url, "--bots", "1"]
+    return subprocess.run(
+        [sys.executable, "-m", "tablehub.server.cli", *command, "--tokens", str(tokens), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_terminal_client_plays_over_wss_trusting_the_cafile(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    assert cluster.tls is not None
+    done = play_script(cluster, tmp_path / "tokens.json", "--cafile", cluster.tls.cert)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line)["event"] for line in done.stdout.splitlines()]
+    assert "finished" in events and events.count("error") == 0
+
+
+def test_the_terminal_client_says_in_words_when_it_does_not_trust_the_certificate(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    done = play_script(cluster, tmp_path / "tokens.json")
+    assert done.returncode == 3
+    assert "showed a certificate this computer does not trust" in done.stderr
+    assert "--cafile" in done.stderr and "Traceback" not in done.stderr
