@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tablehub.protocol import Frames
+from tablehub.server import metrics
+from tablehub.server.config import redacted
 from tablehub.server.games import all_games
 from tablehub.server.hub.admission import admit
 from tablehub.server.hub.creation import Creation
@@ -107,6 +110,38 @@ class Hub:
         if tables is not None:
             parts.append(f"{tables}: new tables are refused for now")
         return "; ".join(parts) or None
+
+    # -- what operators are told (transport/app.py: /healthz, /metrics, evacuation) ---------
+
+    async def store_reachable(self) -> bool | None:
+        """Whether the store answers now; None when it is slow to tell while this hub
+        refuses moves (a late answer from a busy hub is no outage)."""
+        up = await self.store.reachable()
+        if not up and self.refusing_moves():
+            return None
+        metrics.STORE_UP.set(int(up))
+        return up
+
+    @property
+    def lease_s(self) -> float:
+        """How long a table's lease outlives its owner (0 in one process)."""
+        return self.bus.lease_ms / 1000
+
+    @property
+    def may_send_players_elsewhere(self) -> bool:
+        """Whether other hubs may have the store when this one does not: hubs sharing
+        one Redis (alone, a hub has nowhere to send players; on a Redis Cluster a shard
+        failing over is not a partition)."""
+        return self.bus.multi_process and self.store.one_server
+
+    @property
+    def store_address(self) -> str:
+        """The store's URL without its password."""
+        return redacted(self.store.url)
+
+    def tables_by_kind(self) -> Counter[tuple[str, str]]:
+        """The tables this process serves, by (game, status)."""
+        return Counter((live.record.game, str(live.record.status)) for live in self.live.values())
 
     # -- lifecycle ------------------------------------------------------------------------
 

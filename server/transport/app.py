@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
 
 from tablehub.server import metrics
-from tablehub.server.config import Access, Limits, redacted
+from tablehub.server.config import Access, Limits
 from tablehub.server.hub import Hub
 from tablehub.server.ops.gc_tuning import Collector, tracked_objects
 from tablehub.server.store import open_store
@@ -66,14 +66,7 @@ def create_app(
     access = access or Access()
     hub = Hub(open_store(store_url), bot_workers=bot_workers)
 
-    async def store_up() -> bool | None:
-        up = await hub.store.reachable()
-        if not up and hub.refusing_moves():
-            return None  # a late answer from a hub refusing moves is no outage
-        metrics.STORE_UP.set(int(up))
-        return up
-
-    watch = StoreWatch(store_up, hub.bus.lease_ms / 1000, peers)
+    watch = StoreWatch(hub.store_reachable, hub.lease_s, peers)
     endpoint = WsEndpoint(hub, limits, lambda: watch.cut_off, access)
 
     def evacuate() -> None:
@@ -86,9 +79,7 @@ def create_app(
         if collector is not None:
             collector.start()
         watching = None
-        # alone, a hub has nowhere to send players; on a cluster, a shard failing over
-        # is not a partition
-        if hub.bus.multi_process and peers and hub.store.one_server:
+        if peers and hub.may_send_players_elsewhere:
             watching = asyncio.create_task(watch.run(evacuate), name="store-watch")
         try:
             yield
@@ -111,11 +102,11 @@ def create_app(
         if not operator(request):
             return JSONResponse({"ok": True})
         refusals = hub.refusals
-        store_ok = bool(await store_up())  # unknown while busy: not a hub to send players to
+        store_ok = bool(await hub.store_reachable())  # unknown while busy: not one to go to
         return JSONResponse(
             {
                 "ok": True,
-                "store": redacted(hub.store.url),
+                "store": hub.store_address,
                 "tables": len(hub.live),
                 "store_ok": store_ok,
                 "cut_off": watch.cut_off,
@@ -129,12 +120,11 @@ def create_app(
     async def metrics_endpoint(request: Request) -> Response:
         if not operator(request):
             return PlainTextResponse("Not Found", status_code=404)
-        await store_up()
+        await hub.store_reachable()
         tracked_objects()
         metrics.TABLES.clear()
-        for live in hub.live.values():
-            record = live.record
-            metrics.TABLES.labels(record.game, str(record.status)).inc()
+        for (game, status), count in hub.tables_by_kind().items():
+            metrics.TABLES.labels(game, status).inc(count)
         return PlainTextResponse(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     routes: list[Route | Mount] = [
