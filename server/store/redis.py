@@ -62,7 +62,7 @@ from tablehub.server.store.redis_keys import (
     translated,
     unpack,
 )
-from tablehub.server.store.redis_link import Command, CommitLink, Replies
+from tablehub.server.store.redis_link import CommitLink, RedisCommand, Replies
 from tablehub.server.tables.idempotency import ActKeys
 from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
@@ -120,14 +120,14 @@ PROBE_TIMEOUT_S = 1.0
 
 
 @dataclasses.dataclass(slots=True)
-class Commit:
+class PendingCommit:
     """One commit of a group: the script's keys and arguments, the index updates beside
     it, the future its table awaits and when it was queued (``perf_counter``)."""
 
     table: str
     keys: list[Any]
     args: list[Any]
-    index_ops: list[Command]
+    index_ops: list[RedisCommand]
     future: asyncio.Future[None]
     queued: float
 
@@ -148,7 +148,7 @@ class RedisStore(Store):
         self._link = CommitLink(address, SOCKET_TIMEOUT_S)
         self.bus: RedisBus = self._make_bus(address, process_id)
         self._commit_sha = hashlib.sha1(_COMMIT.encode()).hexdigest()
-        self._batch: list[Commit] = []
+        self._batch: list[PendingCommit] = []
         self._flush_scheduled = False
         self._connecting: asyncio.Future[None] | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -271,7 +271,7 @@ class RedisStore(Store):
             entry.get("seat", 0),
             seat_keys,
         ]
-        index_ops: list[Command] = [("ZADD", self._index("tables", t), record.updated_ms, t)]
+        index_ops: list[RedisCommand] = [("ZADD", self._index("tables", t), record.updated_ms, t)]
         if record.deadline is not None:
             index_ops.append(("ZADD", self._index("deadlines", t), record.deadline, t))
         else:
@@ -280,7 +280,7 @@ class RedisStore(Store):
             listing = self._index("tables", t)
             index_ops += retention.finished_ops(t, listing, record.updated_ms, self.keep_finished_s)
         loop = asyncio.get_running_loop()
-        commit = Commit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
+        commit = PendingCommit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
         self._batch.append(commit)
         if not self._flush_scheduled:
             self._flush_scheduled = True
@@ -301,7 +301,7 @@ class RedisStore(Store):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def _dispatch(self, batch: list[Commit], retried: bool = False) -> None:
+    def _dispatch(self, batch: list[PendingCommit], retried: bool = False) -> None:
         """Group commit: every commit of this loop iteration in one write on the commit
         link (``redis_link.py``), right now; its replies settle the commits as they
         arrive.  When the link is down it is opened again first (in a task).
@@ -315,8 +315,8 @@ class RedisStore(Store):
         else:
             self._spawn(self._reconnect_then_send(batch, retried))
 
-    def _send_group(self, batch: list[Commit], retried: bool) -> None:
-        commands: list[Command] = [
+    def _send_group(self, batch: list[PendingCommit], retried: bool) -> None:
+        commands: list[RedisCommand] = [
             ("EVALSHA", self._commit_sha, len(c.keys), *c.keys, *c.args) for c in batch
         ]
         commands.extend(op for commit in batch for op in commit.index_ops)
@@ -329,7 +329,9 @@ class RedisStore(Store):
 
         self._link.send(commands, answered)
 
-    def _answered(self, batch: list[Commit], replies: Replies, sent: float, retried: bool) -> None:
+    def _answered(
+        self, batch: list[PendingCommit], replies: Replies, sent: float, retried: bool
+    ) -> None:
         if isinstance(replies, BaseException):
             self._answered_at = float("-inf")  # no longer evidence that the store answers
             settle_commits(batch, replies)
@@ -343,7 +345,7 @@ class RedisStore(Store):
         replicated = self.durability != "replica" or _replicated(replies[-1])
         settle_commits(batch, results, replicated)
 
-    async def _reconnect_then_send(self, batch: list[Commit], retried: bool) -> None:
+    async def _reconnect_then_send(self, batch: list[PendingCommit], retried: bool) -> None:
         try:
             if self._connecting is None or self._connecting.done():
                 self._connecting = asyncio.ensure_future(self._link.connect())
@@ -354,7 +356,7 @@ class RedisStore(Store):
             return
         self._send_group(batch, retried)
 
-    async def _load_script_then_send(self, batch: list[Commit]) -> None:
+    async def _load_script_then_send(self, batch: list[PendingCommit]) -> None:
         try:
             await self.redis.script_load(_COMMIT)
         except Exception as err:
@@ -439,7 +441,7 @@ def _replicated(wait_reply: Any) -> bool:
     return isinstance(wait_reply, int) and wait_reply >= 1
 
 
-def settle_commits(batch: list[Commit], results: Any, replicated: bool = True) -> None:
+def settle_commits(batch: list[PendingCommit], results: Any, replicated: bool = True) -> None:
     """Answer the commits of one group commit: each with the script's reply (``ok``, or
     :class:`VersionConflict` for a refusal), or with the group's error (``results``
     an exception) or its own.  A commit Redis stored but no replica confirmed

@@ -45,7 +45,7 @@ from tablehub.server.store.redis_keys import (
     translated,
     unpack,
 )
-from tablehub.server.store.redis_link import Command, CommitLink, Replies
+from tablehub.server.store.redis_link import CommitLink, RedisCommand, Replies
 from tablehub.server.tables.journal import StoreUnavailable
 
 log = logging.getLogger("tablehub.redis")
@@ -214,7 +214,7 @@ class RedisBus(Bus):
     publish_command = "PUBLISH"
     """How a message goes on a table's channel (``SPUBLISH`` on a cluster)."""
 
-    def _sent_on_link(self, commands: list[Command]) -> bool:
+    def _sent_on_link(self, commands: list[RedisCommand]) -> bool:
         """Send ``commands`` on the commit link without waiting for their answer, if it
         is open (a failure is only logged: see :func:`_unanswered`)."""
         if self._link is None or not self._link.ready:
@@ -352,7 +352,7 @@ class RedisBus(Bus):
     @translated
     async def set_presence(self, table: str, presence: dict[str, Any]) -> None:
         name = key(table, "pres")
-        commands: list[Command] = [
+        commands: list[RedisCommand] = [
             ("HSET", name, self.process_id, pack(presence)),
             ("PEXPIRE", name, 24 * 3600 * 1000),
             (self.publish_command, name, b""),

@@ -45,7 +45,7 @@ from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.redis import (
     _COMMIT,
     SOCKET_TIMEOUT_S,
-    Commit,
+    PendingCommit,
     RedisStore,
     settle_commits,
 )
@@ -182,10 +182,10 @@ class RedisClusterStore(RedisStore):
     async def _open_commit_link(self) -> None:
         """None: a cluster's group commits go through the masters' pipelines."""
 
-    def _dispatch(self, batch: list[Commit], retried: bool = False) -> None:
+    def _dispatch(self, batch: list[PendingCommit], retried: bool = False) -> None:
         self._spawn(self._commit_group(batch))
 
-    async def _commit_group(self, batch: list[Commit]) -> None:
+    async def _commit_group(self, batch: list[PendingCommit]) -> None:
         """Group commit: one pipeline per master (see the module's docstring)."""
         sent = time.perf_counter()
         groups: dict[str, tuple[Any, list[int]]] = {}
@@ -209,7 +209,7 @@ class RedisClusterStore(RedisStore):
         except Exception as err:  # the listing catches up with the table's next commit
             log.warning("redis cluster: index update failed: %s", err)
 
-    async def _flush_node(self, node: Any, part: list[Commit]) -> None:
+    async def _flush_node(self, node: Any, part: list[PendingCommit]) -> None:
         def queue(pipe: Any) -> None:
             for commit in part:
                 pipe.eval(_COMMIT_SHARDED, len(commit.keys), *commit.keys, *commit.args)

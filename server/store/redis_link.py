@@ -36,7 +36,7 @@ from tablehub.server.store.redis_url import tls_context
 NAME = "tablehub-commits"
 """The connection's name in ``CLIENT LIST``."""
 
-Command = Sequence[bytes | str | int]
+RedisCommand = Sequence[bytes | str | int]
 Replies = list[Any] | BaseException
 """A group's replies in order, or why it has none (its fate unknown)."""
 
@@ -57,7 +57,7 @@ def reply_error(message: str) -> redis_errors.RedisError:
     return kind(message)
 
 
-def encode(command: Command) -> bytes:
+def encode(command: RedisCommand) -> bytes:
     """One command in RESP: an array of bulk strings."""
     parts = [b"*%d\r\n" % len(command)]
     for arg in command:
@@ -104,7 +104,7 @@ class CommitLink:
             tls = tls_context(options) if kind is SSLConnection else None
             opening = loop.create_connection(lambda: wire, host, port, ssl=tls)
         await asyncio.wait_for(opening, self.timeout_s)
-        hello: list[Command] = []
+        hello: list[RedisCommand] = []
         if options.get("password"):
             user, password = options.get("username"), options["password"]
             hello.append(("AUTH", user, password) if user else ("AUTH", password))
@@ -117,7 +117,7 @@ class CommitLink:
                 raise reply
         self._wire = wire
 
-    def send(self, commands: list[Command], done: Callable[[Replies], None]) -> None:
+    def send(self, commands: list[RedisCommand], done: Callable[[Replies], None]) -> None:
         """Write ``commands`` at once; ``done`` is called with their replies (or the
         error that cut them off) from inside the loop's read callback."""
         if self._wire is None:
@@ -125,7 +125,7 @@ class CommitLink:
         else:
             self._wire.send(commands, done)
 
-    async def request(self, commands: list[Command]) -> list[Any]:
+    async def request(self, commands: list[RedisCommand]) -> list[Any]:
         """:meth:`send`, awaited."""
         if self._wire is None:
             raise redis_errors.ConnectionError("the commit connection is not open")
@@ -136,7 +136,7 @@ class CommitLink:
             self._wire.close()  # its groups in flight fail
 
 
-async def _request(wire: _Wire, commands: list[Command]) -> list[Any]:
+async def _request(wire: _Wire, commands: list[RedisCommand]) -> list[Any]:
     answered: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
 
     def done(replies: Replies) -> None:
@@ -162,7 +162,7 @@ class _Wire(asyncio.Protocol):
     def open(self) -> bool:
         return self._transport is not None and not self._transport.is_closing()
 
-    def send(self, commands: list[Command], done: Callable[[Replies], None]) -> None:
+    def send(self, commands: list[RedisCommand], done: Callable[[Replies], None]) -> None:
         if self._transport is None or self._transport.is_closing():
             done(redis_errors.ConnectionError("the commit connection is closed"))
             return

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from tablehub.server.store.redis_keys import key
-from tablehub.server.store.redis_link import Command
+from tablehub.server.store.redis_link import RedisCommand
 
 KEEP_FINISHED_GAMES = 1000
 KEEP_FINISHED_DAYS = 30.0
@@ -36,11 +36,11 @@ def finished_seconds() -> int:
     return max(1, int(days * 86400))
 
 
-def finished_ops(table: str, listing: str, now_ms: int, keep_s: int) -> list[Command]:
+def finished_ops(table: str, listing: str, now_ms: int, keep_s: int) -> list[RedisCommand]:
     """The commands that retire a table whose game just finished: its keys expire in
     ``keep_s`` seconds, one snapshot stays, and the ``listing`` sorted set (the one
     that lists this table) forgets every table not updated within the retention."""
-    ops: list[Command] = [("EXPIRE", key(table, name), keep_s) for name in FINISHED_KEYS]
+    ops: list[RedisCommand] = [("EXPIRE", key(table, name), keep_s) for name in FINISHED_KEYS]
     ops.append(("LTRIM", key(table, "snaps"), 0, 0))
     ops.append(("ZREMRANGEBYSCORE", listing, "-inf", now_ms - keep_s * 1000))
     return ops
