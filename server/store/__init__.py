@@ -10,8 +10,7 @@ lazily.
 from __future__ import annotations
 
 from tablehub.server.config import redacted
-from tablehub.server.store.base import Store, StoreError, VersionConflict
-from tablehub.server.store.bus import Bus, RemoteCommit
+from tablehub.server.store.base import Store
 from tablehub.server.store.redis_url import is_cluster
 
 
@@ -21,12 +20,9 @@ def open_store(url: str) -> Store:
 
         return MemoryStore()
     if url.startswith(("redis://", "rediss://", "unix://")):
-        try:
-            from tablehub.server.store.redis import RedisStore  # type: ignore[import-not-found,unused-ignore]
-        except ModuleNotFoundError as err:
-            raise ValueError("the redis store is not available in this build") from err
-        store: Store = RedisStore(url)
-        return store
+        from tablehub.server.store.redis import RedisStore
+
+        return RedisStore(url)
     if is_cluster(url):
         from tablehub.server.store.redis_cluster import RedisClusterStore
 
@@ -37,4 +33,4 @@ def open_store(url: str) -> Store:
     )
 
 
-__all__ = ["Bus", "RemoteCommit", "Store", "StoreError", "VersionConflict", "open_store"]
+__all__ = ["Store", "open_store"]

@@ -15,10 +15,7 @@ import abc
 import asyncio
 
 from tablehub.server.store.bus import Bus
-from tablehub.server.tables.journal import StoreError, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord
-
-__all__ = ["Store", "StoreError", "VersionConflict"]
 
 
 class Store(abc.ABC):

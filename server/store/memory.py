@@ -14,8 +14,9 @@ from collections import OrderedDict
 import msgpack
 
 from tablehub.server.store import retention
-from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.base import Store
 from tablehub.server.store.bus import Bus
+from tablehub.server.tables.journal import StoreError, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus, record_at
 
 HISTORY_VERSIONS = 256

@@ -50,7 +50,7 @@ from redis.exceptions import NoScriptError
 
 from tablehub.server import metrics
 from tablehub.server.store import retention
-from tablehub.server.store.base import Store, StoreError, VersionConflict
+from tablehub.server.store.base import Store
 from tablehub.server.store.redis_bus import REPLICA_WAIT_MS, RedisBus
 from tablehub.server.store.redis_keys import (
     index_key,
@@ -64,7 +64,7 @@ from tablehub.server.store.redis_keys import (
 )
 from tablehub.server.store.redis_link import CommitLink, RedisCommand, Replies
 from tablehub.server.tables.idempotency import ActKeys
-from tablehub.server.tables.journal import StoreUnavailable
+from tablehub.server.tables.journal import StoreError, StoreUnavailable, VersionConflict
 from tablehub.server.tables.record import LogEntry, TableRecord, record_at, replay_from
 
 SNAPSHOT_EVERY = 32

@@ -14,8 +14,9 @@ import redis.asyncio as aioredis
 
 from tablehub.loadtest.topology import free_port
 from tablehub.server.games import get_game
-from tablehub.server.store import Store, StoreError, VersionConflict, open_store
+from tablehub.server.store import Store, open_store
 from tablehub.server.store.redis import SNAPSHOT_EVERY, RedisStore
+from tablehub.server.tables.journal import StoreError, VersionConflict
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
 
