@@ -101,7 +101,7 @@ class Replays:
                     "the game is over",
                 )
         log = await self._log(current)
-        found = await asyncio.to_thread(_page, current, log, seat, first)
+        found = await asyncio.to_thread(replay_page, current, log, seat, first)
         return {
             "table": current.table,
             "game": current.game,
@@ -112,7 +112,7 @@ class Replays:
         }
 
 
-def _page(
+def replay_page(
     current: TableRecord, log: list[LogEntry], seat: int | None, first: int
 ) -> dict[str, Any]:
     """``seat``'s view at ``first`` and the moves after it (REPLAY_PAGE at most)."""

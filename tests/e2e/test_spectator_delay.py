@@ -38,6 +38,9 @@ async def test_spectators_never_get_a_version_before_the_delay(hub: RunningHub) 
         for player in players.values():  # the players are never held back
             assert (await player.wait_version(table, version)).version == version
     last = max(sent)
+    resynced = await watcher.request("resync", table=table, version=0)
+    made = [v for v in sent if v <= resynced["version"]]
+    assert not made or loop.time() >= sent[max(made)] + DELAY_S, "resync told a newer version"
     mirror = await watcher.wait_version(table, last)
     live = hub.hub.live[table]
     assert mirror.view == live.feed.snapshot(None).msg["view"]
@@ -45,11 +48,11 @@ async def test_spectators_never_get_a_version_before_the_delay(hub: RunningHub) 
     shown = 0
     for at, msg in received:
         if msg["t"] in ("snapshot", "patch", "event"):
-            version = msg.get("to", msg.get("version"))
-            shown = max(shown, version)
-            made = [v for v in sent if v <= version]
+            shown_now: int = msg["to"] if msg["t"] == "patch" else msg["version"]
+            shown = max(shown, shown_now)
+            made = [v for v in sent if v <= shown_now]
             if made:
-                assert at >= sent[max(made)] + DELAY_S, (version, at - sent[max(made)])
+                assert at >= sent[max(made)] + DELAY_S, (shown_now, at - sent[max(made)])
     assert shown == last
     events = [e for _, m in received if m["t"] == "event" for e in m["events"]]
     assert events == (await ann.wait_version(table, last)).events[-len(events) :]

@@ -20,6 +20,7 @@ import pytest
 from tablehub.protocol import Frames
 from tablehub.protocol.codec import index
 from tablehub.server.games import get_game
+from tablehub.server.hub.replays import replay_page
 from tablehub.server.tables.core import AddBot, BotMove, DeadlinePassed, Join, Table, handle
 from tablehub.server.tables.feed import TableFeed
 from tablehub.server.tables.gamerecord import (
@@ -32,6 +33,7 @@ from tablehub.server.tables.gamerecord import (
 )
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus, as_created
 from tablehub.server.tables.viewdiff import view_hash
+from tests.server.games.completto.test_playout import leak_check as completto_leak_check
 
 NOW = 1_700_000_000_000
 
@@ -125,6 +127,7 @@ def seat_counts(game_id: str) -> list[int]:
 CASES = [(g, n) for g in sorted(index()["games"]) for n in seat_counts(g)]
 
 
+@pytest.mark.slow  # playouts of every game at every seat count
 @pytest.mark.parametrize(("game_id", "seats"), CASES)
 def test_a_record_holds_every_live_view_hash_and_verifies(game_id: str, seats: int) -> None:
     played = play(game_id, seats, seed=seats * 7 + 1, deadlines=seats % 2 == 1)
@@ -194,3 +197,27 @@ def test_a_dropped_or_reordered_entry_fails() -> None:
     with pytest.raises(RecordError) as failed:
         verify(swapped)
     assert failed.value.version == 21
+
+
+@pytest.mark.slow  # playouts of every game at every seat count
+@pytest.mark.parametrize(("game_id", "seats"), CASES)
+def test_a_replay_shows_every_audience_its_live_views(game_id: str, seats: int) -> None:
+    """The ``replay`` pages (hub/replays.py), read as a client reads them, hash to what
+    the live feed sent each audience at every version; a number row's replays pass its
+    secrecy checks at every version."""
+    played = play(game_id, seats, seed=seats * 5 + 2)
+    states = {s.version: s.record.state for s in steps(as_created(played.record), played.log)}
+    for audience, client in played.clients.items():
+        first, view = 0, None
+        while True:
+            page = replay_page(played.record, played.log, audience, first)
+            view = page["start"]["view"]
+            assert view_hash(view) == client.hashes[first]
+            for move in page["moves"]:
+                view = jsonpatch.apply_patch(view, move["ops"])
+                assert view_hash(view) == move["hash"] == client.hashes[move["version"]]
+                if game_id == "completto":
+                    completto_leak_check(states[move["version"]], view["board"], audience)
+            first = page["moves"][-1]["version"] if page["moves"] else first
+            if first >= played.record.version:
+                break
