@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from tablehub.protocol.codec import action_problem
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, GameError, Status
 from tablehub.server.tables.feed import table_view
@@ -64,7 +65,8 @@ def _game(game_id: str) -> Game:
 
 
 def steps(start: TableRecord, log: list[LogEntry]) -> Iterator[Step]:
-    """``start`` (version 0, :func:`initial`) and then every version of ``log`` in order.
+    """``start`` (version 0, ``record.as_created``) and then every version of ``log`` in
+    order.
 
     Raises :class:`RecordError` at the first entry that is out of order or that the game
     refuses."""
@@ -88,8 +90,14 @@ def steps(start: TableRecord, log: list[LogEntry]) -> Iterator[Step]:
             seats = list(seats)
             seats[seat] = Seat(name=entry.get("name"), bot=bool(entry.get("bot")))
         elif kind == "act":
+            action = entry.get("action")
+            problem = action_problem(game.id, action)  # what the server's door refuses
+            if problem is not None:
+                raise RecordError(
+                    f"version {version}: not an action of this game ({problem})", version
+                )
             try:
-                state, events = game.apply(state, seat, entry.get("action"))  # type: ignore[arg-type]
+                state, events = game.apply(state, seat, action)  # type: ignore[arg-type]
             except GameError as err:
                 raise RecordError(
                     f"version {version}: the game refuses this action ({err.message})", version

@@ -523,6 +523,19 @@ export class Client {
     this.tables.delete(table);
   }
 
+  /** A finished table's game record (protocol/README.md "Game records"). */
+  async record(table) {
+    return (await this.request('record', { table })).record;
+  }
+
+  /**
+   * One page of a table's replay (protocol/README.md "Replays"): `seat`'s views (null:
+   * the spectators') from version `from` -- {start: {version, view, hash}, moves, newest, ...}.
+   */
+  replay(table, { seat = null, from = 0 } = {}) {
+    return this.request('replay', { table, seat, from });
+  }
+
   // -- waiting ---------------------------------------------------------------------------
 
   /** Resolves with the mirror once it has a view satisfying `predicate`. */

@@ -31,7 +31,7 @@ async function loadReplay(client, table, seat) {
   let first = 0;
   let reply;
   for (;;) {
-    reply = await client.request('replay', { table, seat, from: first });
+    reply = await client.replay(table, { seat, from: first });
     let view = reply.start.view;
     if ((await viewHash(view)) !== reply.start.hash) throw new Error('the replay did not check out (a view hash differs); try again');
     views[reply.start.version] = view;
@@ -213,7 +213,7 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
 
   async function downloadRecord() {
     try {
-      const { record } = await client.request('record', { table });
+      const record = await client.record(table);
       const blob = new Blob([`${JSON.stringify(record, null, 1)}\n`], { type: 'application/json' });
       const url = URL.createObjectURL(blob);
       const a = h('a', { href: url, download: `tablehub-${table}.json`, hidden: true });

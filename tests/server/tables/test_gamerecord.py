@@ -221,3 +221,20 @@ def test_a_replay_shows_every_audience_its_live_views(game_id: str, seats: int) 
             first = page["moves"][-1]["version"] if page["moves"] else first
             if first >= played.record.version:
                 break
+
+
+def test_junk_in_a_record_is_refused_in_words_and_another_seed_fails() -> None:
+    played = play("completto", 2, seed=6)
+    doc = json.loads(json.dumps(build(played.record, played.log)))
+    junk = copy.deepcopy(doc)
+    target = _acts(junk)[2]
+    target["action"] = {"type": "place", "pos": "left"}
+    with pytest.raises(RecordError) as failed:
+        verify(junk)
+    assert failed.value.version == target["version"]
+    assert "not an action of this game" in failed.value.message
+    reseeded = copy.deepcopy(doc)
+    reseeded["seed"] += 1
+    with pytest.raises(RecordError):
+        verify(reseeded)
+    assert verify(doc) == played.record.version
