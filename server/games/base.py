@@ -538,6 +538,51 @@ def _key(value: JSON) -> object:
 def group_step(actions: list[Action], partial: Action) -> Step:
     """The staged answer for ``partial`` computed from the full list ``actions``: the
     first action extending it names the next field; choices keep the list's order."""
+    if any(isinstance(value, list) for value in partial.values()):
+        return _group_lists(actions, partial)
+    # No list chosen yet (most asks): an action extends ``partial`` when it has each of
+    # its fields with the same value, and its next field is its first field not in
+    # ``partial``.
+    field_name: str | None = None
+    complete = False
+    choices: dict[object, StepChoice] = {}
+    chosen = [(key, value, isinstance(value, bool)) for key, value in partial.items()]
+    size = len(partial)
+    for action in actions:
+        for key, value, is_bool in chosen:
+            have = action.get(key, _MISSING)
+            if have != value or isinstance(have, bool) != is_bool:
+                break
+        else:
+            if len(action) == size:
+                complete = True
+                continue
+            name = next(key for key in action if key not in partial)
+            if field_name is None:
+                field_name = name
+            elif name != field_name:
+                raise ValueError(f"actions extending {partial} disagree on the next field")
+            value = action[name]
+            more = len(action) > size + 1
+            if isinstance(value, list):
+                more = more or len(value) > 1
+                value = value[:1]
+            key = _key(value)
+            choice = choices.get(key)
+            if choice is None:
+                choice = choices[key] = {"value": value, "complete": False, "more": False}
+            if more:
+                choice["more"] = True
+            else:
+                choice["complete"] = True
+    return {"field": field_name, "choices": list(choices.values()), "complete": complete}
+
+
+_MISSING = object()
+
+
+def _group_lists(actions: list[Action], partial: Action) -> Step:
+    """:func:`group_step` for a partial action with a list field chosen in part."""
     field_name: str | None = None
     complete = False
     choices: dict[object, StepChoice] = {}

@@ -5,7 +5,8 @@ swarm subset); asked with a partial action, this answers the next field's choice
 without listing them all:
 
 * ``{}`` -- the action types (``place_die``, ``play_queen``);
-* ``place_die`` -- the dice that can go somewhere; with a die, its slots, then the
+* ``place_die`` -- the dice that can go somewhere; with a die, its slots (from the
+  slots a die of its kind takes at each value, the same for every helper), then the
   helper, then (for a room) the value, from that one die's options;
 * ``play_queen`` -- the cards that can be played; ``swarm`` then takes its ``dice`` one
   at a time, ascending; any other card from that card's options.
@@ -78,7 +79,56 @@ def _place_step(state: State, seat: int, partial: Action) -> Step:
     if not isinstance(die, int) or isinstance(die, bool) or die not in day.placeable(state, seat):
         return NOTHING
     helpers = day.helpers_allowed(state)
+    if len(partial) == 2:  # {type, die}: its slots, read from the slots it may take
+        return _slot_step(state, seat, die, helpers)
+    if set(partial) == {"type", "die", "slot"}:
+        return _helper_step(state, seat, die, partial["slot"], helpers)
     return group_step(day.place_options(state, seat, [die], helpers), partial)
+
+
+def _slot_step(state: State, seat: int, die: int, helpers: bool) -> Step:
+    """The slots of ``die``: what ``group_step`` gives from ``day.place_options`` for
+    that die, without listing every helper and value (the slots a die of a kind and
+    value may take are the same for every helper)."""
+    slots = day.Slots(state, seat)
+    player = state["players"][seat]
+    kind, value = player["dice"][die]["kind"], player["dice"][die]["value"]
+    choices: dict[str, StepChoice] = {
+        slot: {"value": slot, "complete": True, "more": False} for slot in slots(kind, value)
+    }
+    if helpers and any(other != die for other in board.unplaced(player)):
+        for helped in range(1, 7):  # the value a helper gives: a room's, or the slot's own
+            for slot in slots(kind, helped):
+                if slot[0] == "R" or int(slot[1]) == helped:
+                    choice = choices.setdefault(
+                        slot, {"value": slot, "complete": False, "more": False}
+                    )
+                    choice["more"] = True
+    field = "slot" if choices else None
+    return {"field": field, "choices": list(choices.values()), "complete": False}
+
+
+def _helper_step(state: State, seat: int, die: int, slot: JSON, helpers: bool) -> Step:
+    """The helpers of ``die`` on ``slot``: what ``group_step`` gives from
+    ``day.place_options`` for that die, from the values that take the slot."""
+    if not isinstance(slot, str):
+        return NOTHING
+    slots = day.Slots(state, seat)
+    player = state["players"][seat]
+    kind, value = player["dice"][die]["kind"], player["dice"][die]["value"]
+    complete = slot in slots(kind, value)
+    room = slot[:1] == "R"
+    helped = helpers and any(
+        slot in slots(kind, v) and (room or int(slot[1]) == v) for v in range(1, 7)
+    )
+    choices: list[StepChoice] = []
+    if helped:
+        choices = [
+            {"value": other, "complete": not room, "more": room}
+            for other in board.unplaced(player)
+            if other != die
+        ]
+    return {"field": "helper" if choices else None, "choices": choices, "complete": complete}
 
 
 def _cards(state: State, seat: int) -> list[str]:
