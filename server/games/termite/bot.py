@@ -51,13 +51,18 @@ def bot_action(state: State, seat: int) -> Action:
 
 
 def easy_action(state: State, seat: int) -> Action:
-    """The easy level: the same plan, but each die goes where it is worth most as
-    rolled -- never a helper die, never a queen card played."""
+    """The easy level, for learning the game: by day its first unplaced die goes on the
+    first space (in the engine's order) where it does something tonight -- no plan, no
+    helper die, no queen card; by night it chooses as the strong level does."""
     if seat not in to_act(state):
         raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
-    if state["phase"] == "day":
-        return _day_action(state, seat, planner=False)
-    return _night_action(state, seat)
+    if state["phase"] != "day":
+        return _night_action(state, seat)
+    bumped = state["day"]["bumped"]
+    die = bumped["die"] if bumped is not None else board.unplaced(state["players"][seat])[0]
+    options = day.place_options(state, seat, [die], helpers=False)
+    idle = day.idle_slots(state, seat)
+    return next((a for a in options if a["slot"] not in idle), options[0])
 
 
 # --- What the player needs ------------------------------------------------------------------
@@ -207,20 +212,19 @@ def _trade(seat: int) -> dict[str, Any]:
 # --- Day: where a die goes ---------------------------------------------------------------------
 
 
-def _day_action(state: State, seat: int, planner: bool = True) -> Action:
-    """The day's placement; ``planner`` adds queen cards and helper dice."""
+def _day_action(state: State, seat: int) -> Action:
     player = state["players"][seat]
     ctx = Context(state, seat)
     bumped = state["day"]["bumped"]
     if bumped is not None:
         options = day.place_options(state, seat, [bumped["die"]], helpers=False)
         return max(options, key=lambda a: _placement_value(ctx, a))
-    queen = _queen_play(ctx) if planner else None
+    queen = _queen_play(ctx)
     if queen is not None:
         return queen
     options = day.place_options(state, seat, board.unplaced(player), helpers=False)
     best = max(options, key=lambda a: _placement_value(ctx, a))
-    helper = _helper_play(ctx) if planner else None
+    helper = _helper_play(ctx)
     return helper if helper is not None else best
 
 
@@ -634,8 +638,8 @@ LEVELS = (
     BotLevel(
         "easy",
         "Easy",
-        "Follows the same plan, but places each die as rolled: no helper dice, no queen "
-        "cards played.",
+        "For learning the game: puts its first die on the first space where it does "
+        "something, without a plan; builds and trades at night like the strong level.",
         easy_action,
     ),
     BotLevel(
