@@ -121,6 +121,7 @@ def start_redis(
             *(["--requirepass", password] if password else []),
         ],
         stdout=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C reaches the one who stops it, not redis first
     )
     try:
         wait_for(lambda: proc.poll() is None and _accepts(port), "redis-server")
@@ -509,6 +510,7 @@ class LocalCluster:
         )
         self.procs["balancer"] = subprocess.Popen(
             [nginx, "-p", self._nginx_dir, "-c", str(conf), "-e", "stderr"],
+            start_new_session=True,
         )
         wait_for(lambda: _accepts(self.balancer_port), "nginx")
 
@@ -553,6 +555,9 @@ class LocalCluster:
             ],
             env=env,
             stdout=subprocess.DEVNULL,  # its "open http://…" line: players open nginx's
+            # Ctrl-C in a terminal reaches `tablehub cluster` alone, which stops the parts
+            # in order (nginx, the hubs, then Redis: no hub sees its store vanish first)
+            start_new_session=True,
         )
         wait_for(lambda: _healthy(port), f"hub {index}")
 
