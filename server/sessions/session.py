@@ -37,6 +37,7 @@ from tablehub.server.sessions.gate import Close, Gate, Refusal
 from tablehub.server.sessions.hub_api import HubApi, TableView
 from tablehub.server.sessions.limits import WindowCounter
 from tablehub.server.sessions.outbox import Outbox
+from tablehub.server.sessions.refusal import SessionRefusal
 from tablehub.server.tables.core import Act, AddBot, Command, Join, Legal
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.journal import StoreUnavailable
@@ -143,19 +144,19 @@ class Session:
         request_id = verdict["id"]
         try:
             HANDLERS[verdict["t"]](self, verdict)
-        except TableError as err:
+        except (TableError, SessionRefusal) as err:
             self._fail_with(request_id, err)
         except StoreUnavailable:
             self._fail_with(request_id, unavailable())
 
     def _later(self, request_id: Any, work: Callable[[], Awaitable[None]]) -> None:
-        """Run a request that waits for I/O; its TableError is its error reply, a server
+        """Run a request that waits for I/O; its refusal is its error reply, a server
         fault is logged and closes the connection with 1011."""
 
         async def guarded() -> None:
             try:
                 await work()
-            except TableError as err:
+            except (TableError, SessionRefusal) as err:
                 self._fail_with(request_id, err)
             except StoreUnavailable:
                 self._fail_with(request_id, unavailable())
@@ -182,7 +183,7 @@ class Session:
         if self._errors.hit() > self.limits.max_errors_per_minute:
             self.close(1008, "too many bad requests")
 
-    def _fail_with(self, request_id: Any, err: TableError) -> None:
+    def _fail_with(self, request_id: Any, err: TableError | SessionRefusal) -> None:
         self.fail(request_id, err.code, err.message, err.retry_ms)
 
     def _control(self, msg: Message) -> None:
@@ -301,7 +302,7 @@ class Session:
         At most ``max_pending_requests`` wait at once (refused with rate_limited: the
         client may send it again once some replies arrived)."""
         if self._pending >= self.limits.max_pending_requests:
-            raise TableError("rate_limited", "too many requests waiting for their answer")
+            raise SessionRefusal("rate_limited", "too many requests waiting for their answer")
         self._pending += 1
         self.hub.send(table, command, _Answer(self, request_id, done))
 
@@ -309,16 +310,16 @@ class Session:
         """:meth:`_send` from a callback: a refusal is the request's error reply."""
         try:
             self._send(request_id, table, command, done)
-        except TableError as err:
+        except (TableError, SessionRefusal) as err:
             self._fail_with(request_id, err)
 
     # -- handlers ------------------------------------------------------------------------
 
     def on_hello(self, msg: Message) -> None:
         if self.state is not SessionState.OPEN:
-            raise TableError("bad_message", "hello was already done on this connection")
+            raise SessionRefusal("bad_message", "hello was already done on this connection")
         if msg["v"] != PROTOCOL_VERSION:
-            raise TableError(
+            raise SessionRefusal(
                 "unsupported_version", f"this server speaks protocol v{PROTOCOL_VERSION}"
             )
         self.name = msg["name"]
@@ -359,7 +360,7 @@ class Session:
                 self._hold(table, seat)
             await self._rewatch(table, seat, item.get("version"))
             return {"table": table, "seat": seat, "ok": True}
-        except TableError as err:
+        except (TableError, SessionRefusal) as err:
             return {"table": table, "seat": None, "ok": False, "code": err.code}
 
     def on_ping(self, msg: Message) -> None:
@@ -387,7 +388,7 @@ class Session:
             if len(self._unused) >= self.limits.max_unused_tables_per_connection:
                 await self._forget_used_tables()
             if len(self._unused) >= self.limits.max_unused_tables_per_connection:
-                raise TableError(
+                raise SessionRefusal(
                     "limit_reached",
                     f"you already have {len(self._unused)} tables nobody has sat at yet: "
                     "use or wait for those first",
@@ -475,17 +476,17 @@ class Session:
             self._unseated(msg["id"], table, "join this table (with your seat token) to act")
             return
         if msg.get("seat", seat) != seat:
-            raise TableError("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
+            raise SessionRefusal("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
         game_id = self._games.get(table)
         if game_id is None:
             view = self.hub.loaded(table)
             if view is None:
-                raise TableError("unknown_table", f"no table {table!r} here any more")
+                raise SessionRefusal("unknown_table", f"no table {table!r} here any more")
             game_id = view.game_id
         # Junk never reaches the engine or the log (protocol/v1/games/<game>/action.json).
         problem = action_problem(game_id, msg["action"])
         if problem is not None:
-            raise TableError("bad_action", problem)
+            raise SessionRefusal("bad_action", problem)
         metrics.ACTS.inc()
         self._send(msg["id"], table, Act(seat, msg["action"], key=msg.get("key")), REPLY_VERSION)
 
@@ -503,18 +504,18 @@ class Session:
         """A seat's request from a connection not seated there: ``unauthorized``, or
         ``unknown_table`` when there is no such table (the error catalogue)."""
         if self.hub.loaded(table) is not None:
-            raise TableError("unauthorized", words)
+            raise SessionRefusal("unauthorized", words)
 
         async def refuse() -> None:
             await self.hub.table(table)  # unknown_table when there is none
-            raise TableError("unauthorized", words)
+            raise SessionRefusal("unauthorized", words)
 
         self._later(request_id, refuse)
 
     def on_resync(self, msg: Message) -> None:
         table = msg["table"]
         if table not in self.watching:
-            raise TableError("unknown_table", "join or spectate this table first")
+            raise SessionRefusal("unknown_table", "join or spectate this table first")
 
         async def resync() -> None:
             view = await self.hub.table(table)
@@ -556,7 +557,7 @@ class Session:
             table not in self.watching
             and len(self.watching) >= self.limits.max_tables_per_connection
         ):
-            raise TableError(
+            raise SessionRefusal(
                 "limit_reached",
                 f"one connection may follow at most {self.limits.max_tables_per_connection} "
                 "tables: leave one first",

@@ -2,7 +2,7 @@
 against the codes the server can really send.
 
 The codes are read from the source: literal codes given to ``TableError``,
-``ProtocolError``, the gate's ``Refusal``, ``IllegalAction`` / ``BadOptions`` (the
+``SessionRefusal``, ``ProtocolError``, the gate's ``Refusal``, ``IllegalAction`` / ``BadOptions`` (the
 engines' errors, passed on as they are), ``Session.fail`` and the ``code`` class
 attributes of the engines' error classes.  Every one must be documented, and every
 documented code must be one of them.
@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SOURCES = [*(REPO / "server").rglob("*.py"), *(REPO / "protocol").rglob("*.py")]
 CODE_ARG = {
     "TableError": 0,
+    "SessionRefusal": 0,
     "ProtocolError": 0,
     "IllegalAction": 1,
     "BadOptions": 1,
