@@ -24,9 +24,10 @@ import statistics
 import time
 from typing import Any
 
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import all_games
 from tablehub.server.games.base import Game, State
-from tablehub.server.tables.viewdiff import diff, diff_shared, view_hash
+from tablehub.server.tables.viewdiff import diff, diff_shared
 
 
 def bot_states(

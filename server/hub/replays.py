@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
 from tablehub.server.hub.live import LiveTable
 from tablehub.server.store.base import Store
@@ -28,7 +29,7 @@ from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.gamerecord import build, steps
 from tablehub.server.tables.record import LogEntry, TableRecord, TableStatus, as_created
-from tablehub.server.tables.viewdiff import diff, view_hash
+from tablehub.server.tables.viewdiff import diff
 
 REPLAY_PAGE = 100
 """Versions one ``replay`` reply carries at most; a client asks again from where it ends."""

@@ -40,7 +40,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from tablehub.server.games.base import Event
+from tablehub.server.games.base import Event, Status
 from tablehub.server.tables.core import (
     Act,
     BotMove,
@@ -48,7 +48,6 @@ from tablehub.server.tables.core import (
     DeadlinePassed,
     Decision,
     Effects,
-    GameStatus,
     Legal,
     Table,
     effects,
@@ -79,7 +78,7 @@ RETRY_BUSY_MS = 500
 RETRY_MOVING_MS = 200
 """... and when the table is changing hands (a lease moved): the next owner is quick."""
 
-CommitHook = Callable[[TableRecord, LogEntry, list[Event], GameStatus], None]
+CommitHook = Callable[[TableRecord, LogEntry, list[Event], Status], None]
 """Called with each committed version, its log entry, events and game status."""
 
 Answer = Callable[[Any, TableError | None], None]

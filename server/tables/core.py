@@ -44,9 +44,6 @@ from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import RETRYABLE, ActKeys, key_digest, seat_token
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
 
-GameStatus = Status
-"""``Game.status(state)``: phase, to_act, turn, finished, result."""
-
 Reply = dict[str, Any]
 
 
@@ -170,7 +167,7 @@ class Table:
     """One version of a table: its record and the game's status of the record's state."""
 
     record: TableRecord
-    status: GameStatus
+    status: Status
 
     @classmethod
     def of(cls, record: TableRecord) -> Table:
@@ -185,7 +182,7 @@ class Commit:
     record: TableRecord
     entry: LogEntry
     events: list[Event]
-    status: GameStatus
+    status: Status
 
     @property
     def table(self) -> Table:
@@ -378,7 +375,7 @@ def _apply(game: Game, table: Table, cmd: Act, now: int, key: str | None = None)
 def _commit(
     table: Table,
     record: TableRecord,
-    status: GameStatus,
+    status: Status,
     entry: LogEntry,
     events: list[Event],
     now: int,

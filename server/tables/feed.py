@@ -36,10 +36,11 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from tablehub.protocol import Frames
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, Status
 from tablehub.server.tables.record import LogEntry, TableRecord, apply_entry, as_created
-from tablehub.server.tables.viewdiff import Op, diff, diff_shared, view_hash
+from tablehub.server.tables.viewdiff import Op, diff, diff_shared
 
 RECENT_VERSIONS = 8
 

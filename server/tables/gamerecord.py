@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablehub.protocol.codec import action_problem
+from tablehub.protocol.viewhash import canonical_json, view_hash
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Event, Game, GameError, Status
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus, as_created
-from tablehub.server.tables.viewdiff import canonical_json, view_hash
 
 FORMAT = "tablehub-game-record"
 FORMAT_VERSION = 1

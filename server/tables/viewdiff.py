@@ -1,4 +1,4 @@
-"""RFC 6902 diffs of views (and, re-exported, the protocol's view hash).
+"""RFC 6902 diffs of views (the view hash is the protocol's: protocol/viewhash.py).
 
 ``diff`` produces RFC 6902 operations turning ``old`` into ``new``.  It walks both
 trees and stops at equal sub-trees (a C-level ``==``), so its cost follows the size
@@ -20,10 +20,6 @@ patched hashes against fresh views).
 from __future__ import annotations
 
 from typing import Any
-
-from tablehub.protocol.viewhash import canonical_json, view_hash
-
-__all__ = ["canonical_json", "diff", "diff_shared", "view_hash"]
 
 Op = dict[str, Any]
 

@@ -14,11 +14,11 @@ from typing import Any
 import jsonpatch
 
 from tablehub.clients.cli.connection import Connection
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games.completto import GAME as COMPLETTO
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.gamerecord import steps, verify
 from tablehub.server.tables.record import as_created
-from tablehub.server.tables.viewdiff import view_hash
 from tests.conftest import RunningHub
 from tests.e2e.test_games import play_to_the_end
 from tests.server.games.completto.test_playout import leak_check

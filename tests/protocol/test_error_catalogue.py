@@ -2,8 +2,8 @@
 against the codes the server can really send.
 
 The codes are read from the source: literal codes given to ``TableError``,
-``SessionRefusal``, ``ProtocolError``, the gate's ``Refusal``, ``IllegalAction`` / ``BadOptions`` (the
-engines' errors, passed on as they are), ``Session.fail`` and the ``code`` class
+``SessionRefusal``, ``ProtocolError``, the gate's ``Refusal``, ``IllegalAction`` /
+``BadOptions`` (the engines' errors, passed on as they are), ``Session.fail`` and the ``code`` class
 attributes of the engines' error classes.  Every one must be documented, and every
 documented code must be one of them.
 """

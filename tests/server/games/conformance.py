@@ -31,8 +31,9 @@ from typing import Any
 import jsonpatch
 import msgpack
 
+from tablehub.protocol.viewhash import canonical_json, view_hash
 from tablehub.server.games.base import Action, Game, IllegalAction, Option, State
-from tablehub.server.tables.viewdiff import canonical_json, diff_shared, view_hash
+from tablehub.server.tables.viewdiff import diff_shared
 
 LeakCheck = Callable[[State, dict[str, Any], int | None], None]
 TableShape = tuple[int, dict[str, Any]]

@@ -19,6 +19,7 @@ import pytest
 
 from tablehub.protocol import Frames
 from tablehub.protocol.codec import index
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
 from tablehub.server.hub.replays import replay_page
 from tablehub.server.tables.core import AddBot, BotMove, DeadlinePassed, Join, Table, handle
@@ -32,7 +33,6 @@ from tablehub.server.tables.gamerecord import (
     verify,
 )
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus, as_created
-from tablehub.server.tables.viewdiff import view_hash
 from tests.server.games.completto.test_playout import leak_check as completto_leak_check
 
 NOW = 1_700_000_000_000

@@ -16,11 +16,11 @@ import jsonpatch
 import pytest
 
 from tablehub.protocol import Frames
+from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
 from tablehub.server.tables.core import AddBot, BotMove, Join, Table, handle
 from tablehub.server.tables.feed import TableFeed, table_view
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
-from tablehub.server.tables.viewdiff import view_hash
 
 DELAY_S = 0.15
 NOW = 1_700_000_000_000
