@@ -567,10 +567,10 @@ def group_step(actions: list[Action], partial: Action) -> Step:
             if isinstance(value, list):
                 more = more or len(value) > 1
                 value = value[:1]
-            key = _key(value)
-            choice = choices.get(key)
+            grouped = _key(value)
+            choice = choices.get(grouped)
             if choice is None:
-                choice = choices[key] = {"value": value, "complete": False, "more": False}
+                choice = choices[grouped] = {"value": value, "complete": False, "more": False}
             if more:
                 choice["more"] = True
             else:
