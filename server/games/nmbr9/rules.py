@@ -205,6 +205,9 @@ _ROTS = tuple(tuple(rot for rot in range(4) if rots >> rot & 1) for rots in rang
 """The rotations of a cell's byte (bit ``rot`` set: that rotation is legal there)."""
 _SPREAD = tuple(bytes.maketrans(b"01", bytes((0, 1 << rot))) for rot in range(4))
 """A mask's binary digits (``format(mask, "b")``) to bytes: 0, or the rotation's bit."""
+SPARSE = 12
+"""At most this many placements on a level are set in its cells one by one (a level
+above the ground has a few), more by spreading each mask's binary digits."""
 REACH = 4
 """The farthest a tile's square lies from its offset, plus one: the room kept around a
 layout for offsets touching it and for their squares."""
@@ -296,6 +299,14 @@ def _legal_levels(tiles: list[Tile], digit: int) -> tuple[int, int, int, list[tu
 
 def _cells(masks: list[int], size: int) -> bytes:
     """One byte per cell: bit ``rot`` set where ``masks[rot]`` has the cell."""
+    if sum(mask.bit_count() for mask in masks) <= SPARSE:
+        cells = bytearray(size)
+        for rot, mask in enumerate(masks):
+            while mask:
+                low = mask & -mask
+                cells[low.bit_length() - 1] |= 1 << rot
+                mask ^= low
+        return bytes(cells)
     out = 0
     for rot, mask in enumerate(masks):
         if mask:
@@ -329,13 +340,14 @@ def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
     if not tiles:
         return [(0, rot, 0, 0) for rot in DISTINCT_ROTATIONS[digit]]
     x0, y0, stride, levels = _legal_levels(tiles, digit)
-    out: list[Placement] = []
     xs = range(x0, x0 + stride)
-    for level, cells in levels:
-        for y, row in _rows(cells, y0, stride):
-            for x, rots in zip(compress(xs, row), row.translate(None, b"\0"), strict=True):
-                for rot in _ROTS[rots]:
-                    out.append((level, rot, x, y))
+    out: list[Placement] = [
+        (level, rot, x, y)
+        for level, cells in levels
+        for y, row in _rows(cells, y0, stride)
+        for x, rots in zip(compress(xs, row), row.translate(None, b"\0"), strict=True)
+        for rot in _ROTS[rots]
+    ]
     if not _in_bounds(x0, y0, stride, len(levels[-1][1])):
         out = [p for p in out if -BOUND <= p[2] <= BOUND and -BOUND <= p[3] <= BOUND]
     return out
@@ -346,13 +358,14 @@ def legal_actions(tiles: list[Tile], digit: int) -> list[Action]:
     if not tiles:
         return [{"type": "place", "x": 0, "y": 0, "rot": rot} for rot in DISTINCT_ROTATIONS[digit]]
     x0, y0, stride, levels = _legal_levels(tiles, digit)
-    out: list[Action] = []
     xs = range(x0, x0 + stride)
-    for _, cells in levels:
-        for y, row in _rows(cells, y0, stride):
-            for x, rots in zip(compress(xs, row), row.translate(None, b"\0"), strict=True):
-                for rot in _ROTS[rots]:
-                    out.append({"type": "place", "x": x, "y": y, "rot": rot})
+    out: list[Action] = [
+        {"type": "place", "x": x, "y": y, "rot": rot}
+        for _, cells in levels
+        for y, row in _rows(cells, y0, stride)
+        for x, rots in zip(compress(xs, row), row.translate(None, b"\0"), strict=True)
+        for rot in _ROTS[rots]
+    ]
     if not _in_bounds(x0, y0, stride, len(levels[-1][1])):
         out = [a for a in out if -BOUND <= a["x"] <= BOUND and -BOUND <= a["y"] <= BOUND]
     return out
