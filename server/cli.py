@@ -22,6 +22,11 @@ COMMAND_GROUP = "tablehub.commands"
 HELP_ORDER = ("serve", "play", "watch", "loadtest", "cluster")
 
 
+def env_list(name: str) -> list[str]:
+    """A comma-separated environment variable as a list (empty items dropped)."""
+    return [item for item in os.environ.get(name, "").split(",") if item]
+
+
 def add_serve_command(sub: Any) -> None:
     """Add ``serve`` to the ``tablehub`` subcommands."""
     serve = sub.add_parser("serve", help="run the hub (memory store, browser UI at /)")
@@ -48,7 +53,7 @@ def add_serve_command(sub: Any) -> None:
         "--peer",
         dest="peers",
         action="append",
-        default=[p for p in os.environ.get("TABLEHUB_PEERS", "").split(",") if p],
+        default=env_list("TABLEHUB_PEERS"),
         help="another hub's base URL (repeat; env TABLEHUB_PEERS, comma-separated): a hub "
         "that loses Redis while a peer has it sends its players to the peers",
     )
@@ -79,7 +84,7 @@ def add_serve_command(sub: Any) -> None:
         "--allow-origin",
         dest="allowed_origins",
         action="append",
-        default=[o for o in os.environ.get("TABLEHUB_ALLOWED_ORIGINS", "").split(",") if o],
+        default=env_list("TABLEHUB_ALLOWED_ORIGINS"),
         help="a web page origin (https://host[:port]) whose scripts may open /ws besides "
         "the hub's own pages (repeat; env TABLEHUB_ALLOWED_ORIGINS, comma-separated)",
     )
