@@ -32,6 +32,7 @@ from tablehub.clients.cli.errors import (
     EXIT_USAGE,
     CliError,
 )
+from tablehub.clients.cli.numbering import seat_words
 from tablehub.clients.cli.tokens import SavedSeat, TokenStore
 from tablehub.protocol.codec import action_problem
 
@@ -120,7 +121,8 @@ def table_error(err: ServerError, url: str, table: str | None, seat: int | None 
             err.code,
         )
     if err.code == "seat_taken":
-        return CliError(EXIT_TABLE, f"seat {seat} at table {table} is taken", err.code)
+        which = "the seat" if seat is None else seat_words(seat)
+        return CliError(EXIT_TABLE, f"{which} at table {table} is taken", err.code)
     if err.code == "unauthorized":
         return CliError(EXIT_TABLE, f"table {table}: {err.message}", err.code)
     if err.code in ("unknown_game", "bad_options", "bad_message"):
@@ -364,8 +366,8 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
     if saved is not None and req.seat is not None and req.seat != saved.seat:
         raise CliError(
             EXIT_USAGE,
-            f"{req.name} already holds seat {saved.seat} at table {req.table} (saved on this "
-            f"machine): run `tablehub play --table {req.table} --name {req.name}` without "
+            f"{req.name} already holds {seat_words(saved.seat)} at table {req.table} (saved on "
+            f"this machine): run `tablehub play --table {req.table} --name {req.name}` without "
             "--seat to take it back, or play another seat under another --name",
         )
     conn = await connect(req.url, req.name)
@@ -426,7 +428,7 @@ def _fresh_seat_reason(req: SeatRequest, created: bool, saved: list[SavedSeat]) 
         why = f"the first free seat (no seat was saved for {req.name} at this table)"
     others = [s for s in saved if s.name != req.name]
     if others:
-        kept = ", ".join(f"{s.name}'s seat {s.seat}" for s in others)
+        kept = ", ".join(f"{s.name}'s {seat_words(s.seat)}" for s in others)
         why += f"; {kept} saved on this machine stays theirs"
     return why
 

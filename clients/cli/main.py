@@ -4,7 +4,7 @@
 
     tablehub play [--url URL] [--name NAME] [--game nmbr9] [--seats N] [--bots N [--bot-level L]]
                   [--turn-seconds S] [--option key=value ...]       # create a table
-    tablehub play --table ID [--seat N]                              # join / come back
+    tablehub play --table ID [--seat N]                # join (seat N from 1) / come back
     tablehub play ... --script [--auto] [--brief]  # JSON lines for programs (script.py)
     tablehub watch TABLE [--url URL] [--json [--brief]]              # spectate
 
@@ -34,6 +34,7 @@ from tablehub.clients.cli.connection import CAFILE_ENV
 from tablehub.clients.cli.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, CliError
 from tablehub.clients.cli.lines import FdLines
 from tablehub.clients.cli.link import SeatRequest
+from tablehub.clients.cli.numbering import seat_option
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.protocol.codec import index
 
@@ -42,12 +43,15 @@ MAX_NAME = 40  # protocol/v1/hello.json
 
 PLAY_EPILOG = """\
 seat tokens are saved per --name, so `tablehub play --table ID --name NAME` after a crash
-takes that name's seat back (and never another name's).
+takes that name's seat back (and never another name's).  Seats are numbered from 1, as
+on the screen and in the browser: --seat 1 is the first seat.
 
 --script: stdin is read on your turn, one move a line: a JSON action, {"pick": i} or i
 (the i-th legal action, from 0), the game's move syntax, or "quit".  stdout is one JSON
 event a line: created, joined, bot, presence, view, events, your_turn, acted, error,
-reconnected, finished (the last line), left.
+reconnected, finished (the last line), left.  Its fields are the protocol's: a "seat"
+field counts from 0 ("seat": 0 is the screen's seat 1); the sentences in it ("why",
+"message") count from 1 like the screen.
 
 exit status: 0 game over (or quit), 2 bad arguments, 3 server unreachable, 4 no such
 table / no seat, 5 input ended on your turn, 130 interrupted."""
@@ -93,7 +97,12 @@ def add_play_command(sub: Any) -> None:
     )
     play.add_argument("--seats", type=int, default=2, help="seats when creating (default 2)")
     play.add_argument("--table", help="join this table instead of creating one")
-    play.add_argument("--seat", type=int, help="take this seat (default: the first free one)")
+    play.add_argument(
+        "--seat",
+        type=seat_option,
+        metavar="N",
+        help="take seat N, numbered from 1 as on the screen (default: the first free one)",
+    )
     play.add_argument("--bots", type=int, default=0, help="bots to add when creating")
     play.add_argument(
         "--bot-level",

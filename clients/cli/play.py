@@ -39,6 +39,7 @@ from tablehub.clients.cli.gametext import Aim, GameText
 from tablehub.clients.cli.howto import fetch_howtos
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import Change, Link, SeatRequest, game_names, take_seat
+from tablehub.clients.cli.numbering import seat_words
 from tablehub.clients.cli.rows import Unbroken, rows_of
 from tablehub.clients.cli.screen import Screen, compose, names_list, seat_name
 from tablehub.clients.cli.staged import StagedChoices
@@ -539,15 +540,16 @@ async def run_play(
             )
             terminal.say("\n".join(banner))
         elif kind == "joined":
-            seated.append(f"{req.name}: seat {fields['seat']} at table {table} — {fields['why']}")
+            where = f"{seat_words(fields['seat'])} at table {table}"
+            seated.append(f"{req.name}: {where} — {fields['why']}")
             terminal.say(seated[-1])
         elif kind == "stale_token":
             terminal.say(
-                f"the seat {fields['seat']} saved for {req.name} at table {table} is no longer "
-                "theirs (the server refused its token); taking a free seat"
+                f"the {seat_words(fields['seat'])} saved for {req.name} at table {table} is no "
+                "longer theirs (the server refused its token); taking a free seat"
             )
         elif kind == "bot":
-            terminal.say(f"a bot took seat {fields['seat']}")
+            terminal.say(f"a bot took {seat_words(fields['seat'])}")
         elif kind == "waiting":
             terminal.say(f"{fields['message']}…")
 

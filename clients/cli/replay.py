@@ -22,14 +22,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tablehub.clients.cli.errors import EXIT_INTERRUPTED, EXIT_USAGE, CliError
+from tablehub.clients.cli.numbering import seat_option
 
 EXIT_MISMATCH = 1
 
 REPLAY_EPILOG = """\
 keys in the replay (one a line): Enter or n  next move, b  back, f  first, l  last,
-t N  jump to turn N, v N  jump to version N, s N  watch as seat N, s  watch as the
-spectators, q  quit.  A game still being played shows only your own seat or the
-spectators' view; a finished one any seat's.
+t N  jump to turn N, v N  jump to version N, s N  watch as seat N (from 1, as on the
+screen), s  watch as the spectators, q  quit.  A game still being played shows only
+your own seat or the spectators' view; a finished one any seat's.
 
 exit status: 0 done (--verify: the record checks out), 1 --verify: it does not,
 2 bad arguments or not a record, 3 server unreachable, 4 no such table."""
@@ -50,9 +51,10 @@ def add_replay_command(sub: Any) -> None:
     replay.add_argument("--url", default=None, help="the server (env TABLEHUB_URL)")
     replay.add_argument(
         "--seat",
-        type=int,
+        type=seat_option,
         default=None,
-        help="watch as this seat (numbered as the screen shows them); default: the spectators",
+        metavar="N",
+        help="watch as seat N (numbered from 1, as on the screen); default: the spectators",
     )
     replay.set_defaults(run=run_replay)
 

@@ -6,8 +6,8 @@ one patch per version, each hash checked); the screen is the table screen of ``p
 and ``watch`` for the chosen seat (or the spectators), with the move's line in words
 and the keys below it, and fits a window of 80×24.  Keys (one a line): Enter or ``n``
 next move, ``b`` back, ``f`` first, ``l`` last, ``t N`` (or ``r N``) turn N, ``v N``
-version N,
-``s N`` watch as seat N (as the screen numbers them), ``s`` as the spectators, ``q`` quit.
+version N, ``s N`` watch as seat N (from 1, as the screen numbers them), ``s`` as the
+spectators, ``q`` quit.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from tablehub.clients.cli.errors import EXIT_OK, EXIT_TABLE, CliError
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import connect, game_names, table_error
+from tablehub.clients.cli.numbering import seat_index, seat_words
 from tablehub.clients.cli.screen import compose, seat_name
 from tablehub.clients.cli.terminal import Terminal
 from tablehub.protocol.viewhash import view_hash
@@ -94,8 +95,8 @@ def narrate(replay: Replay, version: int, text: GameText) -> str:
     if move["kind"] == "seat":
         taken = view["seats"][move["seat"]]
         if taken.get("bot"):
-            return f"A bot took seat {move['seat']}."
-        return f"{taken.get('name') or 'Someone'} sat down at seat {move['seat']}."
+            return f"A bot took {seat_words(move['seat'])}."
+        return f"{taken.get('name') or 'Someone'} sat down at {seat_words(move['seat'])}."
     before = replay.views[version - 1].get("board")
     said = [
         phrase if actor is None else f"{seat_name(view, actor)}: {phrase}"
@@ -198,7 +199,11 @@ async def run_replay_screen(
                 break
             word, _, rest = line.strip().lower().partition(" ")
             if word in ("s", "seat") and (rest.strip().isdigit() or not rest.strip()):
-                wanted = int(rest) if rest.strip() else None
+                try:
+                    wanted = seat_index(int(rest)) if rest.strip() else None
+                except ValueError:  # seat 0: the screen counts from 1
+                    screen.message = "Seats are numbered from 1: s 1 is the first seat."
+                    continue
                 try:
                     switched = await _load(conn, url, table, wanted)
                 except CliError as err:

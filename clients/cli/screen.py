@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablehub.clients.cli.gametext import GameText
+from tablehub.clients.cli.numbering import seat_number, seat_words
 from tablehub.clients.cli.rows import rows_of
 
 RULE = "─" * 60
@@ -41,7 +42,7 @@ class Screen:
 def seat_name(view: dict[str, Any], seat: int) -> str:
     seats = view.get("seats") or []
     name = seats[seat].get("name") if 0 <= seat < len(seats) else None
-    return str(name) if name else f"seat {seat}"
+    return str(name) if name else seat_words(seat)
 
 
 def scores(view: dict[str, Any]) -> list[int] | None:
@@ -143,7 +144,7 @@ def _seat_lines(
         if seat is not None and seat not in shown:
             shown.append(seat)
     width = max([len(seat_name(view, i)) for i in shown] + [6])
-    digits = len(str(len(seats) - 1))
+    digits = len(str(len(seats)))
     lines = []
     for i in shown:
         info = seats[i]
@@ -157,9 +158,8 @@ def _seat_lines(
         elif i < len(online) and info.get("name"):
             tags.append("online" if online[i].get("connected") else "offline")
         score = f"{points[i]:>5} pts" if points and i < len(points) else ""
-        lines.append(
-            f" {marker} {i:>{digits}}  {name:<{width}}  {score}  {', '.join(tags)}".rstrip()
-        )
+        number = f"{seat_number(i):>{digits}}"
+        lines.append(f" {marker} {number}  {name:<{width}}  {score}  {', '.join(tags)}".rstrip())
     if len(shown) < len(seats):
         connected = sum(1 for s in online if s.get("connected"))
         lines.append(f"   … {len(seats)} seats in all, {connected} connected")
@@ -179,7 +179,8 @@ def _seats_line(
     parts = []
     for i in shown:
         info = seats[i]
-        name = seat_name(view, i) if info.get("name") or info.get("bot") else f"seat {i} free"
+        taken = info.get("name") or info.get("bot")
+        name = seat_name(view, i) if taken else f"{seat_words(i)} free"
         tags = []
         if i == seat:
             tags.append("you")

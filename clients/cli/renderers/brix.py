@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablehub.clients.cli.numbering import seat_words
+
 INPUT_HELP = """\
 place X Y DIR [ORANGE] [FACE]    add a brick to the wall (while any are left)
 move ID X Y DIR [ORANGE] [FACE]  move brick ID to X Y (once none are left)
@@ -94,7 +96,7 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     for s, values in enumerate(board["targets"]):
         who = " (you)" if s == seat else ""
         turn = "  <- to move" if board.get("to_act") == s else ""
-        lines.append(f"seat {s}{who}: {_target_text(values)}{turn}")
+        lines.append(f"{seat_words(s)}{who}: {_target_text(values)}{turn}")
     if board["supply"] > 0:
         lines.append(f"supply: {board['supply']} of {board['bricks_total']} bricks left")
     else:
@@ -106,19 +108,19 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     if last:
         lines.append("last: " + _describe_last(last))
     if board.get("draw_offer") is not None:
-        lines.append(f"seat {board['draw_offer']} offers a draw")
+        lines.append(f"{seat_words(board['draw_offer'])} offers a draw")
     result = board.get("result")
     if result is not None:
         reason = _REASONS.get(result["reason"], result["reason"])
         if result["winners"]:
-            lines.append(f"seat {result['winners'][0]} wins: {reason}")
+            lines.append(f"{seat_words(result['winners'][0])} wins: {reason}")
         else:
             lines.append(f"drawn: {reason}")
     return "\n".join(lines)
 
 
 def _describe_last(last: dict[str, Any]) -> str:
-    return f"seat {last['seat']} {_last_phrase(last)}"
+    return f"{seat_words(last['seat'])} {_last_phrase(last)}"
 
 
 def _last_phrase(last: dict[str, Any]) -> str:

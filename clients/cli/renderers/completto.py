@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablehub.clients.cli.numbering import seat_words
+
 INPUT_HELP = """\
 Moves (positions count from 0, as printed above your row):
   place P [N]     put the tile you hold (or, in setup, your setup tile) at
@@ -35,7 +37,7 @@ def _row_lines(row: list[int | None]) -> list[str]:
 
 
 def _seat_name(s: int, seat: int | None) -> str:
-    return f"seat {s} (you)" if s == seat else f"seat {s}"
+    return f"{seat_words(s)} (you)" if s == seat else seat_words(s)
 
 
 def _headline(board: dict[str, Any], seat: int | None) -> str:
@@ -78,12 +80,14 @@ def render(board: dict[str, Any], seat: int | None) -> str:
             )
     for past in board["history"]:
         penalties = ", ".join(str(p) for p in past["penalties"])
-        won = "stalled, no winner" if past["winner"] is None else f"seat {past['winner']} won"
+        won = "stalled, no winner"
+        if past["winner"] is not None:
+            won = f"{seat_words(past['winner'])} won"
         lines.append(f"Round {past['round']}: {won}; penalties {penalties}")
     result = board["result"]
     if result is not None:
-        winners = ", ".join(str(w) for w in result["winners"])
-        lines.append(f"{BOLD}Game over{RESET}: winner(s) seat {winners} - {result['reason']}.")
+        winners = ", ".join(seat_words(w) for w in result["winners"]) or "nobody"
+        lines.append(f"{BOLD}Game over{RESET}: winner(s) {winners} - {result['reason']}.")
     return "\n".join(lines)
 
 
@@ -137,7 +141,7 @@ def describe_news(
         elif kind == "resign":
             news.append((e["seat"], "resigned"))
         elif kind == "round_end":
-            winner = "nobody" if e["winner"] is None else f"seat {e['winner']}"
+            winner = "nobody" if e["winner"] is None else seat_words(e["winner"])
             news.append((None, f"round {e['round']} is over: {winner} won it"))
     return news
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tablehub.clients.cli.numbering import seat_words
 from tablehub.clients.cli.renderers.nmbr9_tiles import Worth, cells_of, distinct_rotations, shape
 
 INPUT_HELP = """\
@@ -82,7 +83,7 @@ def _player_line(seat: int, player: dict[str, Any], viewer: int | None) -> str:
     else:
         flags.append("thinking")
     score, tiles = count(player["score"], "point"), count(len(player["tiles"]), "tile")
-    return f"seat {seat}: {score}, {tiles} ({', '.join(flags)})"
+    return f"{seat_words(seat)}: {score}, {tiles} ({', '.join(flags)})"
 
 
 def count(n: int, word: str) -> str:
@@ -95,7 +96,7 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     lines: list[str] = []
     if board["finished"]:
         winners = board.get("winners") or []
-        names = ", ".join(f"seat {s}" for s in winners) or "nobody"
+        names = ", ".join(seat_words(s) for s in winners) or "nobody"
         lines.append(f"9-tower: game over after round {board['round']}. Winner(s): {names}")
     else:
         waiting = sum(1 for p in players if not p["resigned"] and not p["placed"])
@@ -286,7 +287,7 @@ def _side_by_side(players: list[dict[str, Any]], columns: int, rows: int) -> lis
         layout, _ = _layout_view(player["tiles"], [], width, max(2, rows - 1), cell=2)
         if not player["tiles"]:
             layout = ["(no tiles yet)"]
-        title = f"seat {s}: {count(player['score'], 'point')}"
+        title = f"{seat_words(s)}: {count(player['score'], 'point')}"
         blocks.append([title[:width], *layout])
     lines = []
     for i in range(max(len(b) for b in blocks)):

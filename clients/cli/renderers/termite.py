@@ -1,9 +1,10 @@
 """CLI renderer for Termite Towers (``termite``; rules in docs/games/termite.md).
 
-Dice are written ``<owner><kind><value>``: ``0w3`` = seat 0's worker showing 3, ``2s6`` =
-seat 2's soldier, ``Nw4`` = a neutral die; cubes are colour initials (r y g b p w),
-coloured with ANSI.  Every screen carries the key (``KEY``) so the codes are never
-unexplained.  A wall is drawn top row first with the column numbers underneath.
+Dice are written ``<owner><kind><value>``: ``1w3`` = seat 1's worker showing 3, ``2s6`` =
+seat 2's soldier, ``Nw4`` = a neutral die (the owner is the seat's number, from 1, as
+everywhere on screen); cubes are colour initials (r y g b p w), coloured with ANSI.
+Every screen carries the key (``KEY``) so the codes are never unexplained.  A wall is
+drawn top row first with the column numbers underneath.
 Face-down stake cards show ``?``; other players' hands show only their size.
 
 ``render_compact`` (an 80x24 window) shows the pending choice, your own dice, rooms and
@@ -12,8 +13,8 @@ wall side by side, the action cards and stakes, and one line per other seat.
 a helper -- so a turn is a few short lists instead of thousands of actions; rooms
 are picked by their own number.
 
-One numbering for players, the browser's: dice, rooms, wall columns and rows count
-from 1 on screen and in typed moves (die 1 is the action's ``"die": 0``, room 1 is
+One numbering for players, the browser's: seats, dice, rooms, wall columns and rows
+count from 1 on screen and in typed moves (die 1 is the action's ``"die": 0``, room 1 is
 ``"room": 0`` and slot ``R0``).
 """
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from tablehub.clients.cli.numbering import seat_number, seat_words
 
 INPUT_HELP = """\
 Easiest: type the number in front of a choice in the list under the board: a
@@ -50,7 +53,7 @@ night:  answer the pending choice:
         pass (skip an optional trade, move or build)
 any time: resign, or a raw JSON action such as {"type": "pass"}"""
 
-KEY = "key: 0w3 = seat 0's worker showing 3 · s soldier · N neutral · cubes r y g b p w"
+KEY = "key: 1w3 = seat 1's worker showing 3 · s soldier · N neutral · cubes r y g b p w"
 """Under every board; ``help`` spells the cube colours out."""
 
 _RESET = "\x1b[0m"
@@ -107,7 +110,7 @@ def _cubes(colours: list[str]) -> str:
 
 
 def _die(d: dict[str, Any]) -> str:
-    owner = "N" if d["owner"] < 0 else str(d["owner"])
+    owner = "N" if d["owner"] < 0 else str(seat_number(d["owner"]))
     return f"{owner}{d['kind'][0]}{d['value']}"
 
 
@@ -127,7 +130,8 @@ def _stakes(board: dict[str, Any]) -> list[str]:
             for node, c in st["cards"].items()
         )
         tunnels = " ".join(
-            f"{edge}:{','.join(str(s) for s in seats)}" for edge, seats in st["tunnels"].items()
+            f"{edge}:{','.join(str(seat_number(s)) for s in seats)}"
+            for edge, seats in st["tunnels"].items()
         )
         dig = " ".join(_die(d) for d in st["tunnel"]) or "-"
         collect = " ".join(_die(d) for d in st["collect"]) or "-"
@@ -200,7 +204,7 @@ def _player(board: dict[str, Any], seat: int, viewer: int | None) -> list[str]:
     flags = [f for f, on in (("you", seat == viewer), ("resigned", p["resigned"])) if on]
     if seat == board["start"]:
         flags.append("start player")
-    head = f"Seat {seat}" + (f" ({', '.join(flags)})" if flags else "")
+    head = f"Seat {seat_number(seat)}" + (f" ({', '.join(flags)})" if flags else "")
     lines = [
         f"{head}: score {p['score']}, rows {p['rows']}, bonus points {p['points']}, "
         f"tunnels left {p['tunnels_left']}, hatched {p['hatched']}"
@@ -220,20 +224,21 @@ def _player(board: dict[str, Any], seat: int, viewer: int | None) -> list[str]:
 
 def _headline(board: dict[str, Any], seat: int | None) -> list[str]:
     lines = [
-        f"Termite Towers: round {board['round']}, {board['phase']}, start player seat "
-        f"{board['start']}, game ends at {board['rows_to_end']} rows or an empty queen deck"
+        f"Termite Towers: round {board['round']}, {board['phase']}, start player "
+        f"{seat_words(board['start'])}, game ends at {board['rows_to_end']} rows or an empty "
+        "queen deck"
     ]
     result = board.get("result")
     if result:
-        names = ", ".join(f"seat {s}" for s in result["winners"]) or "nobody"
-        points = ", ".join(f"seat {s} {n}" for s, n in enumerate(result["scores"]))
+        names = ", ".join(seat_words(s) for s in result["winners"]) or "nobody"
+        points = ", ".join(f"{seat_words(s)} {n}" for s, n in enumerate(result["scores"]))
         lines.append(f"Game over: {result['reason']}. Scores: {points}. Winner(s): {names}")
     pending = board.get("pending")
     if pending:
-        who = "you" if pending["seat"] == seat else f"seat {pending['seat']}"
+        who = "you" if pending["seat"] == seat else seat_words(pending["seat"])
         lines.append(f"Waiting for {who}: {_prompt(pending)}")
     elif board["to_act"]:
-        who = "you" if board["to_act"][0] == seat else f"seat {board['to_act'][0]}"
+        who = "you" if board["to_act"][0] == seat else seat_words(board["to_act"][0])
         lines.append(f"To place a die: {who}")
     return lines
 
@@ -249,7 +254,8 @@ def render(board: dict[str, Any], seat: int | None) -> str:
         f"queen deck {board['queen_deck']}; eggs {board['eggs']}"
     )
     goals = "; ".join(
-        f"{g['goal']} (seats {g['seats'][0]}-{g['seats'][1]})" for g in board["goals"]
+        f"{g['goal']} (seats {seat_number(g['seats'][0])}-{seat_number(g['seats'][1])})"
+        for g in board["goals"]
     )
     lines.append(f"Goal cards: {goals}")
     for s in range(len(board["players"])):
@@ -269,7 +275,7 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
     hand = ", ".join(p["hand"]) if p["hand"] is not None else f"{p['hand_count']} cards"
     queens = ", ".join(p["queens"]) if p["queens"] is not None else f"{p['queen_count']} cards"
     info = [
-        f"{'you' if mine == seat else f'seat {mine}'}: score {p['score']}, rows {p['rows']}, "
+        f"{'you' if mine == seat else seat_words(mine)}: score {p['score']}, rows {p['rows']}, "
         f"tunnels left {p['tunnels_left']}, hatched {p['hatched']}",
         f"blueprints: {hand or '-'}; queen cards: {queens or '-'}",
         *_rooms_text(p),
@@ -295,7 +301,7 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
         if s != mine:
             placed = sum(1 for d in other["dice"] if d["at"] is not None)
             lines.append(
-                f"seat {s}: score {other['score']}, rows {other['rows']}, "
+                f"{seat_words(s)}: score {other['score']}, rows {other['rows']}, "
                 f"{len(other['dice'])} dice ({placed} placed)"
                 + (", resigned" if other["resigned"] else "")
             )
@@ -354,13 +360,13 @@ _EVENT_WORDS = {
     "round": "round {round} begins; seat {start} starts",
 }
 """Game events in words (``blueprint`` is worded by :func:`_event_phrase`); rooms,
-columns and dice numbered from 1 (:func:`_from_one`)."""
+columns, dice and seats numbered from 1 (:func:`_from_one`)."""
 
 
 def _from_one(e: dict[str, Any]) -> dict[str, Any]:
-    """An event's room, column, row and die numbers as players count them (from 1)."""
+    """An event's room, column, row, die and seat numbers as players count them (from 1)."""
     out = dict(e)
-    for key in ("room", "column", "row", "die"):
+    for key in ("room", "column", "row", "die", "start"):
         if isinstance(out.get(key), int):
             out[key] += 1
     if isinstance(out.get("rooms"), list):

@@ -48,7 +48,7 @@ async def test_two_people_on_one_machine_keep_their_own_seats(
     )
     joined = await bo.expect("joined")
     assert joined["seat"] == 1 and not joined["resumed"], "bo never takes ann's saved seat"
-    assert "ann's seat 0 saved on this machine stays theirs" in joined["why"]
+    assert "ann's seat 1 saved on this machine stays theirs" in joined["why"]  # from 1
     await bo.expect("your_turn")
     await bo.kill()
 
@@ -64,9 +64,9 @@ async def test_two_people_on_one_machine_keep_their_own_seats(
         "--table",
         table,
         "--seat",
-        "0",
+        "1",
     )
-    assert code == 2 and "bo already holds seat 1" in err and "without --seat" in err
+    assert code == 2 and "bo already holds seat 2" in err and "without --seat" in err
     store = TokenStore(tokens)
     saved_ann, saved_bo = store.get(hub.url, table, "ann"), store.get(hub.url, table, "bo")
     assert saved_ann is not None and saved_ann.seat == 0

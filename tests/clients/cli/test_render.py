@@ -149,7 +149,7 @@ def test_a_tournament_table_lists_the_leaders_and_you_only() -> None:
     assert "40 seats in all, 1 connected" in screen
     assert "to act: p0, p1, p2" in screen and "and 30 more" in screen
     assert "(30 more)" in screen  # the leaderboard line stops after ten
-    assert "39  p39" in screen and "you, online" in screen
+    assert "40  p39" in screen and "you, online" in screen  # seats numbered from 1
     assert len(screen.splitlines()) < 80
 
 
@@ -259,4 +259,4 @@ def test_number_row_setup_names_the_seats_still_inserting() -> None:
     assert game is not None
     state = game.setup(game.validate_options({}), 2, 3)
     text = completto.render(game.view(state, 1), 1)
-    assert "setup: seat 0 and seat 1 (you) still inserting face-up tiles" in text, text
+    assert "setup: seat 1 and seat 2 (you) still inserting face-up tiles" in text, text

@@ -70,7 +70,7 @@ async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -
             return found.group(0)
 
         await typed("f", r"move 0 of \d+")
-        await typed("n", r"A bot took seat 0\.")
+        await typed("n", r"A bot took seat 1\.")
         await typed("", r"move 2 of")
         await typed("n", r"move 3 of")
         await typed("b", r"move 2 of")
@@ -78,7 +78,8 @@ async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -
         assert int(moved.split()[1]) > 3
         await typed("n", r"▶ bot \d: [a-z]")
         await typed("l", rf"move {last} of {last}")
-        await typed("s 1", r"as bot 2")
+        await typed("s 2", r"as bot 2")  # seats numbered from 1, as on the screen
+        await typed("s 0", r"Seats are numbered from 1")
         await typed("s", r"as the spectators")
         await typed("zap", r"Not a replay key")
         screen.type("q")
@@ -103,7 +104,7 @@ async def test_a_game_still_on_replays_only_the_spectators_view(
     table = await player.create_table("brix", 2, seed=3)
     await player.join(table)
     code, out, err = await run_cli(
-        tmp_path / "tokens.json", "replay", table, "--url", hub.url, "--seat", "0", stdin=b"q\n"
+        tmp_path / "tokens.json", "replay", table, "--url", hub.url, "--seat", "1", stdin=b"q\n"
     )
     assert code == 4 and "only your own seat" in err
     code, out, err = await run_cli(

@@ -26,8 +26,8 @@ def test_renderer_is_registered() -> None:
 def test_render_empty_wall() -> None:
     state = GAME.setup(GAME.validate_options({}), 2, 1)
     text = plain(renderer.render(GAME.view(state, 0), 0))
-    assert "seat 0 (you): four X  <- to move" in text
-    assert "seat 1: four O" in text
+    assert "seat 1 (you): four X  <- to move" in text  # seats numbered from 1
+    assert "seat 2: four O" in text
     assert "36 of 36 bricks left" in text
     assert text.splitlines()[-5].split() == [str(x) for x in range(8)]
 
@@ -40,8 +40,8 @@ def test_render_wall_rows_bottom_up_with_colours() -> None:
     assert rows[-1].startswith("  0 |")
     assert rows[-1].split("|")[1].split()[:3] == [".", "Xo", "0"]  # column -1 is free
     assert "Oo 3" in rows[-2]  # brick 3: orange on top showing O, at (6,1)
-    assert "seat 0: four orange" in plain(raw)
-    assert "last: seat 0 placed brick 3 to (6,0)+(6,1)" in plain(raw)
+    assert "seat 1: four orange" in plain(raw)
+    assert "last: seat 1 placed brick 3 to (6,0)+(6,1)" in plain(raw)
 
 
 def test_render_move_phase_locked_brick_and_result() -> None:
@@ -52,7 +52,7 @@ def test_render_move_phase_locked_brick_and_result() -> None:
     state = play(state, move(0, 4, 0, "h"))
     text = plain(renderer.render(GAME.view(state, None), 1))
     assert "the wall collapsed" in text
-    assert "seat 1 wins: the mover's move collapsed the wall" in text
+    assert "seat 2 wins: the mover's move collapsed the wall" in text
 
 
 def test_render_whole_playouts() -> None:

@@ -103,7 +103,7 @@ def test_renderer_is_registered() -> None:
 
 def test_render_shows_rows_pool_and_hand() -> None:
     text = renderer.render(sample_board(), 0)
-    assert "seat 0 (you)" in text and "??" in text
+    assert "seat 1 (you)" in text and "??" in text  # seats numbered from 1
     assert "21" in text and "33" in text and "55" in text
     assert "face up: 22" in text
     assert "68/89" in text
@@ -121,7 +121,7 @@ def test_render_setup_and_finished_boards() -> None:
     state = position([OTHER, full_row], current=1, hand=12)
     state, _ = GAME.apply(state, 1, {"type": "place", "pos": 11, "reading": 12})
     text = renderer.render(GAME.view(state, 1), 1)
-    assert "Game over" in text and "Round 1: seat 1 won" in text
+    assert "Game over" in text and "Round 1: seat 2 won" in text
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ def test_render_small_table_shows_every_layout() -> None:
     text = ANSI.sub("", renderer.render(GAME.view(state, 0), 0))
     assert "round 7/20" in text and "cards still to come" in text
     assert text.count("6 tiles") == 2
-    assert "seat 0" in text and "(you, thinking)" in text
+    assert "seat 1: " in text and "(you, thinking)" in text  # seats numbered from 1
     assert "₀" in text  # level-0 squares are visible from above
     remaining = GAME.view(state, None)["remaining"]
     shown = " ".join(f"{d}:{n}" for d, n in enumerate(remaining) if n)
@@ -52,14 +52,14 @@ def test_render_big_table_shows_a_leaderboard() -> None:
     board = GAME.view(state, None)
     text = ANSI.sub("", renderer.render(board, 17))
     assert "leaderboard:" in text
-    assert "seat 17" in text
+    assert "seat 18: " in text  # the viewer, seat 17 in the protocol
     assert ANSI.sub("", renderer.render(board, None)).count("tiles (") == 11
 
 
 def test_render_finished_game() -> None:
     state = played(1, 20)
     text = ANSI.sub("", renderer.render(GAME.view(state, None), None))
-    assert "game over" in text and "Winner(s): seat 0" in text
+    assert "game over" in text and "Winner(s): seat 1" in text
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def test_render_start_of_game() -> None:
     s = fresh(3, seed=2)
     text = plain(GAME.view(s, 0), 0)
     assert "Termite Towers: round 1, day" in text
-    assert "Seat 0 (you" in text and "hand: -" in text
+    assert "Seat 1 (you" in text and "hand: -" in text  # seats numbered from 1
     assert "D1 rx6" in text and "1a:?" in text
     assert "Nw" in text  # the neutral dice of a 3-player game
     assert "To place a die:" in text
@@ -61,7 +61,7 @@ def test_pending_choice_is_shown() -> None:
         s, _ = GAME.apply(s, seat, GAME.bot_action(s, seat))
     seat = s["night"]["pending"]["seat"]
     assert "Waiting for you:" in plain(GAME.view(s, seat), seat)
-    assert f"Waiting for seat {seat}:" in plain(GAME.view(s, None), None)
+    assert f"Waiting for seat {seat + 1}:" in plain(GAME.view(s, None), None)
 
 
 def test_describe_every_listed_action() -> None:
