@@ -391,7 +391,7 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
                 tokens.forget(req.url, table, req.name)
                 notify("stale_token", {"table": table, "seat": saved.seat})
         if not why:
-            await conn.join(table, seat=req.seat)
+            await _join_asked(conn, table, req.seat)
             why = _fresh_seat_reason(req, created, tokens.seats(req.url, table))
         seat = conn.seats[table]
         token = conn.tokens[table]
@@ -416,6 +416,21 @@ async def take_seat(req: SeatRequest, tokens: TokenStore, notify: Notify) -> Lin
         await conn.close()
         raise
     return Link(req.url, req.name, table, conn, token)
+
+
+async def _join_asked(conn: Connection, table: str, seat: int | None) -> None:
+    """Join ``seat`` (None: the first free one); a seat the table does not have is
+    named as the player numbers it (the server's words count from 0)."""
+    try:
+        await conn.join(table, seat=seat)
+    except ServerError as err:
+        if err.code != "bad_message" or seat is None:
+            raise
+        raise CliError(
+            EXIT_TABLE,
+            f"table {table} has no {seat_words(seat)} (seats are numbered from 1)",
+            err.code,
+        ) from None
 
 
 def _fresh_seat_reason(req: SeatRequest, created: bool, saved: list[SavedSeat]) -> str:
