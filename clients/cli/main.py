@@ -50,8 +50,8 @@ on the screen and in the browser: --seat 1 is the first seat.
 (the i-th legal action, from 0), the game's move syntax, or "quit".  stdout is one JSON
 event a line: created, joined, bot, presence, view, events, your_turn, acted, error,
 reconnected, finished (the last line), left.  Its fields are the protocol's: a "seat"
-field counts from 0 ("seat": 0 is the screen's seat 1); the sentences in it ("why",
-"message") count from 1 like the screen.
+field counts from 0 ("seat": 0 is the screen's seat 1); the client's own sentences
+("why") count from 1 like the screen.
 
 exit status: 0 game over (or quit), 2 bad arguments, 3 server unreachable, 4 no such
 table / no seat, 5 input ended on your turn, 130 interrupted."""

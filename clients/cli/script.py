@@ -31,6 +31,10 @@ Input (stdin), read only when it is our turn, one line per move: a JSON action
 string ``"quit"``, or the game's own move syntax as typed in ``tablehub play``
 (``3 -1 2`` for 9-tower).  ``--auto`` reads nothing and always plays ``legal[0]``.
 End of input while it is our turn, with no table deadline, exits with status 5.
+
+Seats in these lines are the protocol's: ``"seat": 0`` (and ``to_act``, ``winners``,
+the view's ``seats`` list) counts from 0, where the screen and the ``--seat`` option
+say "seat 1" (``numbering.py``); only the client's own sentences (``why``) count from 1.
 """
 
 from __future__ import annotations
