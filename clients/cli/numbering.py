@@ -9,6 +9,10 @@ the terminal shows or reads goes through here, so the screen, the messages and t
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Callable
+
+_SEAT_IN_WORDS = re.compile(r"\bseat (\d+)\b")
 
 
 def seat_number(seat: int) -> int:
@@ -26,6 +30,13 @@ def seat_index(number: int) -> int:
     if number < 1:
         raise ValueError(f"seats are numbered from 1, not {number}")
     return number - 1
+
+
+def seats_renamed(text: str, name: Callable[[int], str] = seat_words) -> str:
+    """A game's result reason, whose "seat N" counts from 0 as the protocol does, with
+    each such seat as ``name`` says it (default "seat N+1"; the screen passes the
+    player's name), as the browser reads reasons."""
+    return _SEAT_IN_WORDS.sub(lambda m: name(int(m.group(1))), text)
 
 
 def seat_option(text: str) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablehub.clients.cli.gametext import GameText
-from tablehub.clients.cli.numbering import seat_number, seat_words
+from tablehub.clients.cli.numbering import seat_number, seat_words, seats_renamed
 from tablehub.clients.cli.rows import rows_of
 
 RULE = "─" * 60
@@ -124,7 +124,8 @@ def result_lines(view: dict[str, Any], text: GameText) -> list[str]:
         head = "GAME OVER — no winner"
     lines = [head]
     if result.get("reason"):
-        lines.append(f"({text.reason(str(result['reason']))})")
+        reason = text.reason(str(result["reason"]))
+        lines.append(f"({seats_renamed(reason, lambda s: seat_name(view, s))})")
     points = scores(view)
     if points:
         order = final_ranking(view, points, text)

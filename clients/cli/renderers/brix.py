@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.clients.cli.numbering import seat_words
+from tablehub.clients.cli.numbering import seat_words, seats_renamed
 
 INPUT_HELP = """\
 place X Y DIR [ORANGE] [FACE]    add a brick to the wall (while any are left)
@@ -111,7 +111,7 @@ def render(board: dict[str, Any], seat: int | None) -> str:
         lines.append(f"{seat_words(board['draw_offer'])} offers a draw")
     result = board.get("result")
     if result is not None:
-        reason = _REASONS.get(result["reason"], result["reason"])
+        reason = seats_renamed(_REASONS.get(result["reason"], result["reason"]))
         if result["winners"]:
             lines.append(f"{seat_words(result['winners'][0])} wins: {reason}")
         else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.clients.cli.numbering import seat_words
+from tablehub.clients.cli.numbering import seat_words, seats_renamed
 
 INPUT_HELP = """\
 Moves (positions count from 0, as printed above your row):
@@ -87,7 +87,8 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     result = board["result"]
     if result is not None:
         winners = ", ".join(seat_words(w) for w in result["winners"]) or "nobody"
-        lines.append(f"{BOLD}Game over{RESET}: winner(s) {winners} - {result['reason']}.")
+        reason = seats_renamed(result["reason"])
+        lines.append(f"{BOLD}Game over{RESET}: winner(s) {winners} - {reason}.")
     return "\n".join(lines)
 
 

@@ -24,7 +24,7 @@ import json
 import re
 from typing import Any
 
-from tablehub.clients.cli.numbering import seat_number, seat_words
+from tablehub.clients.cli.numbering import seat_number, seat_words, seats_renamed
 
 INPUT_HELP = """\
 Easiest: type the number in front of a choice in the list under the board: a
@@ -232,7 +232,8 @@ def _headline(board: dict[str, Any], seat: int | None) -> list[str]:
     if result:
         names = ", ".join(seat_words(s) for s in result["winners"]) or "nobody"
         points = ", ".join(f"{seat_words(s)} {n}" for s, n in enumerate(result["scores"]))
-        lines.append(f"Game over: {result['reason']}. Scores: {points}. Winner(s): {names}")
+        reason = seats_renamed(result["reason"])
+        lines.append(f"Game over: {reason}. Scores: {points}. Winner(s): {names}")
     pending = board.get("pending")
     if pending:
         who = "you" if pending["seat"] == seat else seat_words(pending["seat"])

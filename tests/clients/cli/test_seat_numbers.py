@@ -12,14 +12,17 @@ import pytest
 
 from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.numbering import seat_index, seat_words
-from tablehub.clients.cli.renderers import termite
-from tablehub.clients.cli.screen import compose
+from tablehub.clients.cli.renderers import completto, termite
+from tablehub.clients.cli.screen import compose, result_lines
 from tablehub.clients.cli.tokens import TokenStore
 from tablehub.server.games import get_game
+from tablehub.server.games.completto import GAME as COMPLETTO
+from tablehub.server.games.completto.position import position
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 from tests.clients.cli import ScriptProc, run_cli
 from tests.conftest import RunningHub
+from tests.server.games.completto.test_bot_render import OTHER
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -152,3 +155,24 @@ async def test_help_says_seats_count_from_one(tmp_path: Path) -> None:
     assert '"seat": 0 is the screen\'s seat 1' in flat
     code, out, _ = await run_cli(tmp_path / "t.json", "replay", "--help")
     assert code == 0 and "watch as seat N (numbered from 1" in " ".join(out.split())
+
+
+def test_a_result_reason_names_its_seats_as_the_browser_does() -> None:
+    """The engines' reasons say "seat N" from 0; like the browser, the terminal shows the
+    player's name (or "seat N+1" in a renderer, which knows no names)."""
+    full: list[Any] = [n for n in range(1, 24) if n != 12]
+    full[11] = None
+    state = position([OTHER, full], current=1, hand=12)
+    state, _ = COMPLETTO.apply(state, 1, {"type": "place", "pos": 11, "reading": 12})
+    board = COMPLETTO.view(state, None)
+    assert board["result"]["reason"] == "seat 1 turned all 22 tiles face up"  # the wire's
+    text = ANSI.sub("", completto.render(board, None))
+    assert "winner(s) seat 2 - seat 2 turned all 22 tiles face up." in text, text
+    view = {
+        "status": "finished",
+        "seats": [{"name": "ann"}, {"name": "bo"}],
+        "result": board["result"],
+        "board": board,
+    }
+    lines = result_lines(view, GameText("completto"))
+    assert "(bo turned all 22 tiles face up)" in lines, lines
