@@ -307,7 +307,7 @@ class Game:
                 "bad_action",
             )
         if isinstance(seat, bool) or not 0 <= seat < self.seat_count(state):
-            raise IllegalAction(f"there is no seat {seat} at this table", "not_your_turn")
+            raise IllegalAction(f"there is no seat {seat + 1} at this table", "not_your_turn")
         status = self.status(state)
         if status["finished"]:
             raise IllegalAction("the game is over: it has finished", "not_your_turn")
@@ -322,8 +322,9 @@ class Game:
             return self.waiting(state, seat)
         acting = status["to_act"]
         if len(acting) == 1:
-            return f"it is seat {acting[0]}'s turn"
-        return f"seats {', '.join(map(str, acting))} must act now; wait for your turn"
+            return f"it is seat {acting[0] + 1}'s turn"
+        seats = ", ".join(str(s + 1) for s in acting)
+        return f"seats {seats} must act now; wait for your turn"
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         """Exactly the actions ``apply`` accepts from ``seat`` now, except ``resign``

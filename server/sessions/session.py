@@ -476,7 +476,9 @@ class Session:
             self._unseated(msg["id"], table, "join this table (with your seat token) to act")
             return
         if msg.get("seat", seat) != seat:
-            raise SessionRefusal("unauthorized", f"you hold seat {seat}, not seat {msg['seat']}")
+            raise SessionRefusal(
+                "unauthorized", f"you hold seat {seat + 1}, not seat {msg['seat'] + 1}"
+            )
         game_id = self._games.get(table)
         if game_id is None:
             view = self.hub.loaded(table)

@@ -302,14 +302,17 @@ def _add_bot(game: Game, table: Table, cmd: AddBot, now: int) -> Decision:
 
 def _seat_exists(record: TableRecord, seat: int) -> None:
     if not 0 <= seat < len(record.seats):
-        raise TableError("bad_message", f"seat {seat} does not exist (0–{len(record.seats) - 1})")
+        raise TableError(
+            "bad_message",
+            f"there is no seat {seat + 1} at this table (its seats are 1 to {len(record.seats)})",
+        )
 
 
 def _free_seat(record: TableRecord, wanted: int | None) -> int:
     if wanted is not None:
         _seat_exists(record, wanted)
         if record.seats[wanted].taken:
-            raise TableError("seat_taken", f"seat {wanted} is taken")
+            raise TableError("seat_taken", f"seat {wanted + 1} is taken")
         return wanted
     for i, seat in enumerate(record.seats):
         if not seat.taken:

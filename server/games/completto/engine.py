@@ -219,7 +219,7 @@ def waiting(state: State, seat: int) -> str:
     """Why a seat not in ``to_act`` must wait, in words."""
     if state["phase"] == "setup":
         return "your five setup tiles are in your row; wait for the others"
-    return f"it is seat {state['current']}'s turn"
+    return f"it is seat {state['current'] + 1}'s turn"
 
 
 def _insert(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:

@@ -44,7 +44,7 @@ holes no piece fits could otherwise go on for ever (neutral dice never draw)."""
 def bot_action(state: State, seat: int) -> Action:
     """A legal, sensible action for a seat that must act now (the strong level)."""
     if seat not in to_act(state):
-        raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
+        raise IllegalAction(f"seat {seat + 1} does not have to act now", "not_your_turn")
     if state["phase"] == "day":
         return _day_action(state, seat)
     return _night_action(state, seat)
@@ -55,7 +55,7 @@ def easy_action(state: State, seat: int) -> Action:
     first space (in the engine's order) where it does something tonight -- no plan, no
     helper die, no queen card; by night it chooses as the strong level does."""
     if seat not in to_act(state):
-        raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
+        raise IllegalAction(f"seat {seat + 1} does not have to act now", "not_your_turn")
     if state["phase"] != "day":
         return _night_action(state, seat)
     bumped = state["day"]["bumped"]

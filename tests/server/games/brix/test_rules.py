@@ -441,7 +441,7 @@ def test_malformed_actions(action: dict[str, Any], fragment: str) -> None:
 
 def test_wrong_seat() -> None:
     state = make(GROUND)
-    assert_refused(GAME, state, 1, place(6, 0, "h"), "not_your_turn", "seat 0")
+    assert_refused(GAME, state, 1, place(6, 0, "h"), "not_your_turn", "seat 1")
     assert_refused(GAME, state, 5, place(6, 0, "h"), "not_your_turn")
     with pytest.raises(IllegalAction):
         GAME.bot_action(state, 1)

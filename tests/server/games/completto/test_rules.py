@@ -216,7 +216,7 @@ def test_equal_reading_is_refused() -> None:
 
 def test_refusals_for_turn_flow() -> None:
     state = position([ROW_14_33, other(1)])
-    assert_refused(GAME, state, 1, {"type": "take", "source": "pool"}, "not_your_turn", "seat 0")
+    assert_refused(GAME, state, 1, {"type": "take", "source": "pool"}, "not_your_turn", "seat 1")
     assert_refused(GAME, state, 0, {"type": "fly"}, "bad_action", "unknown action type")
     assert_refused(GAME, state, 0, {"type": "take", "source": "bag"}, "bad_action", "source")
     assert_refused(

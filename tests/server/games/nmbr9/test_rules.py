@@ -496,7 +496,7 @@ def test_illegal_placement_is_refused_with_the_reason() -> None:
 
 
 def test_unknown_seat_is_refused() -> None:
-    assert_refused(GAME, fresh(2), 2, {"type": "resign"}, "not_your_turn", "no seat 2")
+    assert_refused(GAME, fresh(2), 2, {"type": "resign"}, "not_your_turn", "no seat 3")
     assert GAME.legal_actions(fresh(2), 7) == []
 
 
