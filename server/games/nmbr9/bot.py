@@ -69,7 +69,7 @@ def choose_placement(tiles: list[Tile], digit: int) -> Placement:
 
 def _tiles(state: State, seat: int) -> list[Tile]:
     if not must_act(state, seat):
-        raise IllegalAction(f"seat {seat} does not have to act now", "not_your_turn")
+        raise IllegalAction(f"seat {seat + 1} does not have to act now", "not_your_turn")
     tiles: list[Tile] = state["players"][seat]["tiles"]
     return tiles
 
