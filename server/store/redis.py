@@ -57,6 +57,7 @@ from tablehub.server.store.redis_keys import (
     index_keys,
     key,
     pack,
+    quiet_driver_faults,
     split_durability,
     store_error,
     translated,
@@ -181,6 +182,7 @@ class RedisStore(Store):
     # -- lifecycle --------------------------------------------------------------------
 
     async def start(self) -> None:
+        quiet_driver_faults()
         await self.redis.ping()
         await self._open_commit_link()
         await self.bus.start()

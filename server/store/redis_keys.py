@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
@@ -15,6 +16,7 @@ from redis import exceptions as redis_errors
 from redis.crc import key_slot
 
 from tablehub.server.config import DURABILITIES
+from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.tables.journal import StoreError, StoreUnavailable
 
 _UNREACHABLE = (
@@ -150,3 +152,30 @@ def translated(
             raise store_error(err) from err
 
     return wrapper
+
+
+DRIVER_LOGGERS = ("redis.asyncio.cluster", "redis.cluster", "redis.asyncio.connection")
+"""redis-py's loggers that report its own recovery from a lost connection."""
+
+
+class DriverFaults(logging.Filter):
+    """redis-py logs its own failed recovery steps after a master died (e.g. "shard
+    subscription reconciliation failed", with a traceback, at ERROR) and retries by
+    itself: for a connection torn down under it, that is the store out of reach -- one
+    line per outage (``ops/faults.store_unreachable``), not a traceback per attempt.
+    Anything else it logs passes unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        err = record.exc_info[1] if record.exc_info else None
+        if err is None or not isinstance(store_error(err), StoreUnavailable):
+            return True
+        store_unreachable("redis-py's own reconnection", err)
+        return False
+
+
+def quiet_driver_faults() -> None:
+    """Install :class:`DriverFaults` on redis-py's loggers (once)."""
+    for name in DRIVER_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, DriverFaults) for f in logger.filters):
+            logger.addFilter(DriverFaults())

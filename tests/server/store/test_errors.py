@@ -4,13 +4,14 @@ store out of reach (``unavailable``), never a server bug (``internal_error``).""
 from __future__ import annotations
 
 import asyncio.streams
+import logging
 from typing import Any
 
 import pytest
 import redis.asyncio.connection
 import redis.exceptions
 
-from tablehub.server.store.redis_keys import store_error, translated
+from tablehub.server.store.redis_keys import quiet_driver_faults, store_error, translated
 from tablehub.server.tables.journal import StoreError, StoreUnavailable
 
 CLOSED = (
@@ -87,3 +88,30 @@ async def test_the_same_errors_in_our_own_code_stay_bugs() -> None:
 
     with pytest.raises(AttributeError):
         await bug()
+
+
+def test_redis_pys_own_failover_tracebacks_become_one_line_per_outage() -> None:
+    """redis-py logs its failed recovery steps with tracebacks at ERROR (issue 35: one
+    per failover): a torn-down connection is the store out of reach, counted and said
+    once per outage; anything else it logs passes as it is."""
+    logger = logging.getLogger("redis.asyncio.cluster")
+    seen: list[logging.LogRecord] = []
+
+    class Kept(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    handler = Kept()
+    logger.addHandler(handler)
+    try:
+        quiet_driver_faults()
+        quiet_driver_faults()  # installed once however many stores start
+        torn = raised_in(redis.asyncio.connection, "None.writelines([b'SSUBSCRIBE'])")
+        logger.error("shard subscription reconciliation failed: %r", torn, exc_info=torn)
+        assert seen == []
+        other = ValueError("not a connection")
+        logger.error("something else: %r", other, exc_info=other)
+        assert [r.getMessage() for r in seen] == ["something else: ValueError('not a connection')"]
+    finally:
+        logger.removeHandler(handler)
+        logger.filters.clear()
