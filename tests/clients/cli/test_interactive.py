@@ -3,79 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
-import pty
 import re
-import struct
-import termios
 from pathlib import Path
 
-from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env, run_cli
+from tests.clients.cli import TIMEOUT, run_cli
+from tests.clients.cli.pty_terminal import PROMPT, in_terminal
 from tests.conftest import RunningHub
-
-PROMPT = re.compile(r"\(turn (\d+), v(\d+)\) your move> ")
-
-
-class PtyScreen:
-    """The master side of a pseudo-terminal: everything the program wrote to it."""
-
-    def __init__(self, master: int) -> None:
-        self.master = master
-        self.text = ""
-        self.eof = False
-        self._changed = asyncio.Event()
-        asyncio.get_running_loop().add_reader(master, self._readable)
-
-    def _readable(self) -> None:
-        try:
-            data = os.read(self.master, 65536)
-        except OSError:  # EIO: the program closed its terminal
-            data = b""
-        if not data:
-            self.eof = True
-            asyncio.get_running_loop().remove_reader(self.master)
-        self.text += data.decode(errors="replace")
-        self._changed.set()
-
-    async def wait_for(self, pattern: re.Pattern[str], start: int) -> re.Match[str]:
-        """The first match of ``pattern`` in the output from ``start`` on."""
-
-        async def waiting() -> re.Match[str]:
-            while not (match := pattern.search(self.text, start)):
-                if self.eof:
-                    raise AssertionError(f"no {pattern.pattern!r} in {self.text[start:]!r}")
-                self._changed.clear()
-                await self._changed.wait()
-            return match
-
-        return await asyncio.wait_for(waiting(), TIMEOUT)
-
-    def type(self, line: str) -> None:
-        os.write(self.master, line.encode() + b"\n")
-
-    def close(self) -> None:
-        if not self.eof:
-            asyncio.get_running_loop().remove_reader(self.master)
-        os.close(self.master)
 
 
 async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
-    proc = await asyncio.create_subprocess_exec(
-        TABLEHUB,
+    proc, screen = await in_terminal(
+        tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--seats", "2", "--bots", "1"),
         *("--option", "seed=5", "--turn-seconds", "600"),
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=cli_env(tmp_path / "tokens.json"),
+        rows=50,
+        columns=120,
     )
-    os.close(slave)
-    screen = PtyScreen(master)
     try:
         created = await screen.wait_for(re.compile(r"new table: (\w+)"), 0)
         table = created.group(1)

@@ -4,14 +4,9 @@ typos and restarted servers."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import io
-import os
-import pty
 import re
 import socket
-import struct
-import termios
 from pathlib import Path
 
 import pytest
@@ -27,8 +22,8 @@ from tablehub.server.config import Limits
 from tablehub.server.games import all_games
 from tablehub.server.runner import hub_config
 from tablehub.server.transport.app import create_app
-from tests.clients.cli import TABLEHUB, TIMEOUT, ScriptProc, cli_env, run_cli
-from tests.clients.cli.test_interactive import PROMPT, PtyScreen
+from tests.clients.cli import TIMEOUT, ScriptProc, run_cli
+from tests.clients.cli.pty_terminal import PROMPT, in_terminal
 from tests.conftest import RunningHub
 
 
@@ -161,22 +156,11 @@ def frame(text: str) -> list[str]:
 async def test_a_9_tower_game_in_80x24_keeps_your_board_the_card_and_the_prompt(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    env = cli_env(tmp_path / "tokens.json")
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
-    proc = await asyncio.create_subprocess_exec(
-        TABLEHUB,
+    proc, screen = await in_terminal(
+        tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--seats", "2", "--bots", "1"),
         *("--option", "seed=5", "--turn-seconds", "600"),
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
     )
-    os.close(slave)
-    screen = PtyScreen(master)
     try:
         position = 0
         turn = 0

@@ -6,17 +6,12 @@ the spectators."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
-import pty
 import re
-import struct
-import termios
 from pathlib import Path
 
 from tablehub.clients.cli.connection import Connection
-from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env, run_cli
-from tests.clients.cli.test_interactive import PtyScreen
+from tests.clients.cli import TIMEOUT, run_cli
+from tests.clients.cli.pty_terminal import in_terminal
 from tests.conftest import RunningHub
 
 ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[78])")
@@ -47,18 +42,7 @@ def frames(text: str) -> list[list[str]]:
 
 async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -> None:
     table, last = await bot_game(hub, "completto", 2, seed=8)
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    proc = await asyncio.create_subprocess_exec(
-        TABLEHUB,
-        *("replay", table, "--url", hub.url),
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=cli_env(tmp_path / "tokens.json"),
-    )
-    os.close(slave)
-    screen = PtyScreen(master)
+    proc, screen = await in_terminal(tmp_path, "replay", table, "--url", hub.url)
     try:
         at = (await screen.wait_for(PROMPT, 0)).end()
 

@@ -7,12 +7,7 @@ and the screens themselves from real games."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
-import pty
 import re
-import struct
-import termios
 from pathlib import Path
 
 from tablehub.clients.cli.gametext import GameText
@@ -23,8 +18,8 @@ from tablehub.clients.cli.screen import compose
 from tablehub.server.games import get_game
 from tablehub.server.tables.feed import table_view
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
-from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env
-from tests.clients.cli.test_interactive import PROMPT, PtyScreen
+from tests.clients.cli import TIMEOUT
+from tests.clients.cli.pty_terminal import PROMPT, PtyScreen, in_terminal
 from tests.clients.cli.test_players import frame
 from tests.conftest import RunningHub
 
@@ -37,16 +32,7 @@ DRAWN = re.compile(r"your move> \x1b\[J")
 async def start_in_a_window(
     tmp_path: Path, *args: str
 ) -> tuple[asyncio.subprocess.Process, PtyScreen]:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
-    env = cli_env(tmp_path / "tokens.json")
-    env.pop("COLUMNS", None)
-    env.pop("LINES", None)
-    proc = await asyncio.create_subprocess_exec(
-        TABLEHUB, "play", *args, stdin=slave, stdout=slave, stderr=slave, env=env
-    )
-    os.close(slave)
-    return proc, PtyScreen(master)
+    return await in_terminal(tmp_path, "play", *args, rows=LINES, columns=COLUMNS)
 
 
 def check_fits(rows: list[str]) -> str:

@@ -5,35 +5,22 @@ tonight says so in the list of choices, before the die is placed."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import os
-import pty
 import re
-import struct
-import termios
 from pathlib import Path
 
-from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env
-from tests.clients.cli.test_interactive import PROMPT, PtyScreen
+from tests.clients.cli import TIMEOUT
+from tests.clients.cli.pty_terminal import PROMPT, in_terminal
 from tests.conftest import RunningHub
 
 
 async def test_help_shows_how_to_play_and_a_dead_move_is_named_first(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    proc = await asyncio.create_subprocess_exec(
-        TABLEHUB,
+    proc, screen = await in_terminal(
+        tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--game", "termite", "--seats", "1"),
         *("--option", "seed=3"),
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=cli_env(tmp_path / "tokens.json"),
     )
-    os.close(slave)
-    screen = PtyScreen(master)
     try:
         mark = (await screen.wait_for(PROMPT, 0)).end()
         seen: set[str] = set()
