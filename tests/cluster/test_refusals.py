@@ -8,7 +8,9 @@ every table's stored log (protocol/README.md "Errors"):
 * a refusal (``overloaded`` and every other code but ``unavailable``): not done, and
   never done later -- a tile in the log must come from an act answered ``ok`` or
   ``unavailable``;
-* ``unavailable``: either (the client looks at the table and decides again);
+* ``unavailable``: either (the client looks at the table and decides again); so is a
+  request whose connection the hub closed (1012, sending players elsewhere): the
+  player reconnects, resumes its seat and looks again;
 * ``internal_error``: never (the store failing is an expected event, not a bug);
 
 and every game finishes: no table stays wedged between hubs after the store is back.
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tablehub.clients.cli.connection import Connection, new_key
 from tablehub.loadtest.topology import LocalCluster, RedisClusterNodes
@@ -74,20 +77,29 @@ class Player:
     """One seat of one table, playing through a connection to one hub."""
 
     conn: Connection
+    url: str
     table: str
     keyed: bool
     attempts: list[Attempt] = field(default_factory=list)
     answers: Counter[str] = field(default_factory=Counter)
     acked_at: list[float] = field(default_factory=list)
     in_a_row: int = 0
+    reconnects: int = 0
 
     async def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
         """One request and its reply; after a retryable refusal, wait its ``retry_ms``
-        (the backoff the protocol asks of clients) before returning it."""
-        reply = await self.conn.ask(kind, table=self.table, **fields)
+        (the backoff the protocol asks of clients) before returning it.  A connection
+        the hub closed (1012: it sends its players elsewhere) is reopened and the seat
+        resumed, as a client does; the request it interrupted is answered ``closed``
+        (may or may not have been done, like ``unavailable``)."""
+        try:
+            reply = await self.conn.ask(kind, table=self.table, **fields)
+        except (ConnectionError, ConnectionClosed):
+            await self.reconnect()
+            reply = {"t": "error", "code": "closed", "message": "closed", "retry_ms": 0}
         code = reply["code"] if reply["t"] == "error" else "ok"
         self.answers[code] += 1
-        if code in RETRYABLE:
+        if code in (*RETRYABLE, "closed"):
             self.in_a_row += 1
             assert self.in_a_row < STUCK_AFTER, (
                 f"table {self.table} is stuck for seat {self.conn.seats[self.table]}: "
@@ -103,7 +115,7 @@ class Player:
         while True:
             legal = await self.ask("legal")
             if legal["t"] == "error":
-                assert legal["code"] in RETRYABLE, legal
+                assert legal["code"] in (*RETRYABLE, "closed"), legal
                 continue
             if legal["actions"]:
                 await self.act(legal["version"], legal["actions"][len(legal["actions"]) // 2])
@@ -113,12 +125,28 @@ class Player:
 
     async def moved_on(self, version: int) -> bool:
         """Wait for the table to pass ``version``; whether the game is over."""
-        mirror = await self.conn.wait_for(
-            self.table,
-            lambda m: m.version > version or m.view["status"] == "finished",
-            timeout=GAME_BUDGET_S,
-        )
-        return bool(mirror.view["status"] == "finished")
+        while True:
+            try:
+                mirror = await self.conn.wait_for(
+                    self.table,
+                    lambda m: m.version > version or m.view["status"] == "finished",
+                    timeout=GAME_BUDGET_S,
+                )
+            except ConnectionError:
+                await self.reconnect()
+                continue
+            return bool(mirror.view["status"] == "finished")
+
+    async def reconnect(self) -> None:
+        """Reopen the connection (the hub refuses handshakes while it is cut off: try
+        again after a backoff) and resume the seat by its token."""
+        self.reconnects += 1
+        while True:
+            try:
+                self.conn = await self.conn.reconnect(self.url)
+                return
+            except (OSError, InvalidStatus, ConnectionClosed):
+                await asyncio.sleep(0.2)  # the client's backoff, as the protocol asks
 
     async def act(self, legal_version: int, action: dict[str, Any]) -> None:
         """Send the act; a keyed one is resent unchanged after a retryable refusal, a
@@ -134,7 +162,7 @@ class Player:
             self.attempts.append(Attempt(seat, legal_version, action, code, reply.get("version")))
             if code == "ok":
                 self.acked_at.append(time.monotonic())
-            if code == "ok" or key is None or code not in RETRYABLE:
+            if code == "ok" or key is None or code not in (*RETRYABLE, "closed"):
                 return
 
 
@@ -144,6 +172,8 @@ class Audit:
 
     answers: Counter[str] = field(default_factory=Counter)
     acked: int = 0
+    reconnects: int = 0
+    """Connections a hub closed (sending its players elsewhere) that the players reopened."""
     refused_but_applied: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
 
@@ -158,7 +188,7 @@ class Audit:
                 self.wrong.append(f"seat {seat} placed {len(placed)} tiles, not {TILES}")
         by_version = {e["v"]: e for e in log}
         attempts = [a for p in players for a in p.attempts]
-        explained = set()  # (seat, tile) stored by an act answered ok or unavailable
+        explained = set()  # (seat, tile) stored by an act answered ok, unavailable or closed
         for attempt in attempts:
             self.answers[attempt.code] += 1
             if attempt.code == "ok":
@@ -167,7 +197,7 @@ class Audit:
                 if (stored.get("seat"), stored.get("action")) != (attempt.seat, attempt.action):
                     self.wrong.append(f"acknowledged at v{attempt.version}, not stored there")
             tile = _stored_tile(tiles[attempt.seat], attempt)
-            if tile is not None and attempt.code in ("ok", "unavailable"):
+            if tile is not None and attempt.code in ("ok", "unavailable", "closed"):
                 explained.add((attempt.seat, tile["v"]))
         for attempt in attempts:
             tile = _stored_tile(tiles[attempt.seat], attempt)
@@ -204,7 +234,15 @@ async def bad_day(
         await ann.join(table)
         await bo.join(table)
         keyed = t % 2 == 1
-        tables.append((table, [Player(ann, table, keyed), Player(bo, table, keyed)]))
+        tables.append(
+            (
+                table,
+                [
+                    Player(ann, cluster.hub_url(t % HUBS), table, keyed),
+                    Player(bo, cluster.hub_url((t + 1) % HUBS), table, keyed),
+                ],
+            )
+        )
         players += tables[-1][1]
     games = asyncio.gather(*(p.play() for p in players))
     outage_at: list[float] = []
@@ -226,6 +264,7 @@ async def bad_day(
         audit.table(await read_log(store_url, table), seated)
     for player in players:
         await player.conn.close()
+    audit.reconnects = sum(p.reconnects for p in players)
     acks = sorted(t for p in players for t in p.acked_at)
     gaps = [min((t for t in acks if t > at), default=float("inf")) - at for at in outage_at]
     return audit, gaps
@@ -235,8 +274,8 @@ def report(what: str, audit: Audit, gaps: list[float]) -> None:
     print(
         f"\n{what}: {audit.acked} acts acknowledged; answers by code "
         f"{dict(sorted(audit.answers.items()))}; {len(audit.refused_but_applied)} applied "
-        f"despite a refusal; outage -> next ack median {statistics.median(gaps):.2f} s, "
-        f"max {max(gaps):.2f} s"
+        f"despite a refusal; {audit.reconnects} reconnections; outage -> next ack "
+        f"median {statistics.median(gaps):.2f} s, max {max(gaps):.2f} s"
     )
 
 
