@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import pty
 import re
 import struct
 import termios
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tests.clients.cli import TABLEHUB, TIMEOUT, cli_env
@@ -59,11 +61,13 @@ class PtyScreen:
         os.close(self.master)
 
 
+@contextlib.asynccontextmanager
 async def in_terminal(
     tmp_path: Path, *args: str, rows: int = 24, columns: int = 80
-) -> tuple[asyncio.subprocess.Process, PtyScreen]:
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, PtyScreen]]:
     """``tablehub ARGS`` in a ``rows`` x ``columns`` pseudo-terminal, with its seats saved
-    under ``tmp_path``; the window's size rules (COLUMNS and LINES are not passed on)."""
+    under ``tmp_path``; the window's size rules (COLUMNS and LINES are not passed on).
+    On the way out a program still running is killed and the terminal closed."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = cli_env(tmp_path / "tokens.json")
@@ -73,4 +77,11 @@ async def in_terminal(
         TABLEHUB, *args, stdin=slave, stdout=slave, stderr=slave, env=env
     )
     os.close(slave)
-    return proc, PtyScreen(master)
+    screen = PtyScreen(master)
+    try:
+        yield proc, screen
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        screen.close()

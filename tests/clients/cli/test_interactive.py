@@ -14,14 +14,13 @@ from tests.conftest import RunningHub
 async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    proc, screen = await in_terminal(
+    async with in_terminal(
         tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--seats", "2", "--bots", "1"),
         *("--option", "seed=5", "--turn-seconds", "600"),
         rows=50,
         columns=120,
-    )
-    try:
+    ) as (proc, screen):
         created = await screen.wait_for(re.compile(r"new table: (\w+)"), 0)
         table = created.group(1)
         joining = f"others join with:\r\ntablehub play --name THEIR_NAME --table {table} --url "
@@ -65,11 +64,6 @@ async def test_play_in_a_terminal_with_help_paging_a_refusal_and_suggestions(
         assert "\x1b[?1049l" in screen.text[held.end() :], "back to the normal screen"
         assert "✓ you played: place at" in screen.text
         assert "Traceback" not in screen.text
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
 
 
 async def test_play_with_moves_piped_in(hub: RunningHub, tmp_path: Path) -> None:

@@ -156,12 +156,11 @@ def frame(text: str) -> list[str]:
 async def test_a_9_tower_game_in_80x24_keeps_your_board_the_card_and_the_prompt(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    proc, screen = await in_terminal(
+    async with in_terminal(
         tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--seats", "2", "--bots", "1"),
         *("--option", "seed=5", "--turn-seconds", "600"),
-    )
-    try:
+    ) as (proc, screen):
         position = 0
         turn = 0
         while turn < 12:
@@ -186,11 +185,6 @@ async def test_a_9_tower_game_in_80x24_keeps_your_board_the_card_and_the_prompt(
         screen.type("quit")
         await screen.wait_for(re.compile(r"--name pat --url"), whole.end())
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
 
 
 async def test_the_player_is_told_when_the_deadline_moved_for_them(

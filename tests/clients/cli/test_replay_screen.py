@@ -42,8 +42,7 @@ def frames(text: str) -> list[list[str]]:
 
 async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -> None:
     table, last = await bot_game(hub, "completto", 2, seed=8)
-    proc, screen = await in_terminal(tmp_path, "replay", table, "--url", hub.url)
-    try:
+    async with in_terminal(tmp_path, "replay", table, "--url", hub.url) as (proc, screen):
         at = (await screen.wait_for(PROMPT, 0)).end()
 
         async def typed(line: str, expect: str) -> str:
@@ -74,11 +73,6 @@ async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -
             assert len(rows) <= 24, rows
             assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
         assert "Traceback" not in screen.text and "None" not in screen.text
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
 
 
 async def test_a_game_still_on_replays_only_the_spectators_view(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 from tablehub.clients.cli.gametext import GameText
@@ -29,10 +30,10 @@ DRAWN = re.compile(r"your move> \x1b\[J")
 """The end of a screen drawn on our turn."""
 
 
-async def start_in_a_window(
+def start_in_a_window(
     tmp_path: Path, *args: str
-) -> tuple[asyncio.subprocess.Process, PtyScreen]:
-    return await in_terminal(tmp_path, "play", *args, rows=LINES, columns=COLUMNS)
+) -> AbstractAsyncContextManager[tuple[asyncio.subprocess.Process, PtyScreen]]:
+    return in_terminal(tmp_path, "play", *args, rows=LINES, columns=COLUMNS)
 
 
 def check_fits(rows: list[str]) -> str:
@@ -68,12 +69,11 @@ async def every_choice_through_more(screen: PtyScreen, position: int) -> tuple[s
 async def test_9_tower_at_80x24_draws_the_card_orders_the_choices_and_reaches_them_all(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    proc, screen = await start_in_a_window(
+    async with start_in_a_window(
         tmp_path,
         *("--url", hub.url, "--name", "pat", "--seats", "3", "--bots", "2"),
         *("--bot-level", "easy", "--option", "seed=5", "--turn-seconds", "600"),
-    )
-    try:
+    ) as (proc, screen):
         position, turn = 0, 0
         while turn < 12:
             prompt = await screen.wait_for(PROMPT, position)
@@ -119,33 +119,22 @@ async def test_9_tower_at_80x24_draws_the_card_orders_the_choices_and_reaches_th
         screen.type("quit")
         await screen.wait_for(re.compile(r"--name pat --url"), position)
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
 
 
 async def test_a_termite_day_turn_at_80x24_reaches_every_die(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    proc, screen = await start_in_a_window(
+    async with start_in_a_window(
         tmp_path,
         *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
         *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
-    )
-    try:
+    ) as (proc, screen):
         prompt = await screen.wait_for(PROMPT, 0)
         seen, count, position = await every_choice_through_more(screen, prompt.end())
         assert count >= 7 and seen == set(range(1, count + 1)), (seen, count)
         screen.type("quit")
         await screen.wait_for(re.compile(r"--name tom --url"), position)
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
 
 
 def test_lines_break_between_words_and_commands_stay_whole() -> None:

@@ -16,12 +16,11 @@ from tests.conftest import RunningHub
 async def test_help_shows_how_to_play_and_a_dead_move_is_named_first(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    proc, screen = await in_terminal(
+    async with in_terminal(
         tmp_path,
         *("play", "--url", hub.url, "--name", "pat", "--game", "termite", "--seats", "1"),
         *("--option", "seed=3"),
-    )
-    try:
+    ) as (proc, screen):
         mark = (await screen.wait_for(PROMPT, 0)).end()
         seen: set[str] = set()
         for _ in range(12):  # page through the help until its last section
@@ -46,8 +45,3 @@ async def test_help_shows_how_to_play_and_a_dead_move_is_named_first(
         assert "Traceback" not in screen.text
         screen.type("quit")
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        screen.close()
