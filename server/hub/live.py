@@ -79,9 +79,8 @@ class LiveTable:
 
     def run(self, actor: TableActor, on_stopped: Callable[[TableActor], None]) -> None:
         """Run the table here with ``actor`` (built on :meth:`committed`); ``on_stopped``
-        hears when it stops for good."""
-        if self._actor is not None:  # an older epoch's actor whose lease lapsed unnoticed
-            self.lose()
+        hears when it stops for good.  Only when no actor runs here (see :meth:`lose`)."""
+        assert self._actor is None, "an actor runs the table here already"
 
         def stopped(done: TableActor) -> None:
             if self._actor is done:
@@ -132,7 +131,7 @@ class LiveTable:
     def remote_commit(self, commit: RemoteCommit, lease_ms: int) -> bool:
         """A version another process committed; False when it does not follow the one
         here (a message was missed): the table must be reloaded from the store."""
-        version = commit.entry["v"]
+        version: int = commit.entry["v"]
         if version <= self.feed.record.version:
             return True  # our own commit's echo, or old news
         self.heard_from_owner(lease_ms)
@@ -141,11 +140,11 @@ class LiveTable:
                 "table %s was committed by another process: dropping our actor", self.feed.table
             )
             self.lose()
-        if version != self.feed.record.version + 1:
-            return False
-        self.feed.apply_remote(commit.meta, commit.entry)
+        follows = version == self.feed.record.version + 1
+        if follows:
+            self.feed.apply_remote(commit.meta, commit.entry)
         self._lobby_news(commit.entry, TableStatus(commit.meta["status"]))
-        return True
+        return follows
 
     def reload(self, record: TableRecord) -> None:
         """Catch up with a record loaded from the store (when not run here)."""

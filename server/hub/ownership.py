@@ -96,8 +96,7 @@ class Ownership:
         try:
             await self.bus.serve_inbox(table_id, lambda data: self._serve_forwarded(live, data))
         except BaseException:
-            actor.lost = True  # nobody could reach it: let whoever comes next run it
-            actor.stop()
+            live.lose()  # nobody could reach it: let whoever comes next run it
             raise
         return True
 

@@ -140,3 +140,15 @@ async def test_a_newer_commit_from_elsewhere_drops_this_process_actor(hub: Hub) 
     later = RemoteCommit(record.meta(), {"v": record.version + 2, "k": "seat", "seat": 0})
     hub.mirror.on_remote_commit(table_id, later)
     assert live.actor is None and actor.lost
+
+
+async def test_a_seat_taken_elsewhere_reaches_the_lobby_even_after_a_gap(hub: Hub) -> None:
+    """A commit from elsewhere that does not follow the version here asks for a reload,
+    and the lobby still hears of the seat it took."""
+    table_id = await hub.create_table("nmbr9", 2, {})
+    record: TableRecord = (await hub.table(table_id)).record
+    news: list[str] = []
+    live = LiveTable((await hub.table(table_id)).feed, lambda: news.append("lobby"))
+    gap = RemoteCommit(record.meta(), {"v": record.version + 2, "k": "seat", "seat": 0})
+    assert not live.remote_commit(gap, lease_ms=1000), "a gap: reload from the store"
+    assert news == ["lobby"]
