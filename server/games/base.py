@@ -249,6 +249,10 @@ class Game:
     restore: Callable[[State], State] | None = None
     """A state read back from the store (msgpack: every array a list) in the form the
     engine makes it, for a game whose states hold tuples; default: as it is."""
+    reveal: Callable[[State], View] | None = None
+    """The all-seeing view: everything in the state a player may see once the game is over
+    (every hand, every face-down piece), for a finished game's replay; default: the
+    ordinary view for a ``public_view`` game, none for a game that hides information."""
 
     def __post_init__(self) -> None:
         if not self.bots:
@@ -293,6 +297,13 @@ class Game:
     def restored(self, state: State) -> State:
         """``state`` as decoded from the store, in the engine's own form (``restore``)."""
         return state if self.restore is None else self.restore(state)
+
+    def all_seeing(self, state: State) -> View | None:
+        """The all-seeing view of ``state`` (``reveal``); ``None`` when the game hides
+        information and has no such view."""
+        if self.reveal is not None:
+            return self.reveal(state)
+        return self.view(state, None) if self.public_view else None
 
     # -- play -----------------------------------------------------------------------
 
