@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,13 @@ from tablehub.server.tables.journal import StoreUnavailable
 from tablehub.server.tables.record import TableRecord
 from tablehub.server.tables.thinking import Thinker
 
+log = logging.getLogger("tablehub.hub")
+
 FORWARD_BUDGET_S = 10.0
+UNHEARD_AFTER_S = 4.0
+"""Forwarded attempts unanswered this long while the owner keeps its lease: it is alive
+but deaf (its inbox subscription lost in a failover), so it is asked to give the table
+up (``Bus.unheard``) and the forwarding loop takes it over; well under the budget."""
 REMEMBERED_CIDS = 256
 """Log entries read when taking a table over, so a retried command is not applied twice."""
 
@@ -118,12 +125,16 @@ class Ownership:
         plain = command_to_plain(command)
         metrics.FORWARDED.inc()
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + FORWARD_BUDGET_S
+        started = loop.time()
+        marked = False
         while True:
             try:
                 reply = await self.bus.forward(live.feed.table, plain)
             except TimeoutError:
-                if loop.time() > deadline:  # it may still run there: say so
+                waited = loop.time() - started
+                if not marked and waited > UNHEARD_AFTER_S:
+                    marked = await self._mark_unheard(live.feed.table)
+                if waited > FORWARD_BUDGET_S:  # it may still run there: say so
                     raise TableError(
                         "unavailable",
                         "the table's server did not answer in time: your request may or "
@@ -140,6 +151,21 @@ class Ownership:
                 raise TableError(error["code"], error["message"], error.get("retry_ms"))
             live.heard_from_owner(self.bus.lease_ms)
             return reply["ok"]
+
+    async def _mark_unheard(self, table_id: str) -> bool:
+        """Ask a deaf owner to give the table up; whether that was asked."""
+        try:
+            marked = await self.bus.unheard(table_id)
+        except StoreUnavailable as err:
+            store_unreachable("asking a silent owner to give its table up", err)
+            return False
+        if marked:
+            log.warning(
+                "table %s: its owner answered nothing for %.0f s; asked it to give the table up",
+                table_id,
+                UNHEARD_AFTER_S,
+            )
+        return marked
 
     async def _serve_forwarded(
         self, live: LiveTable, data: dict[str, Any]

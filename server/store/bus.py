@@ -85,6 +85,12 @@ class Bus:
     def stop_serving(self, table: str) -> None:
         """Accept no more forwarded commands for ``table`` (its actor here stopped)."""
 
+    async def unheard(self, table: str) -> bool:
+        """Commands forwarded for ``table`` went unanswered while its owner keeps its
+        lease: ask the owner to give the table up (at its next renewal), so that this
+        process can take it over; whether a lease was there to mark."""
+        return False
+
     # -- presence -------------------------------------------------------------------------
 
     async def set_presence(self, table: str, presence: dict[str, Any]) -> None:

@@ -13,6 +13,14 @@ How late the loop runs is watched by ``server/ops/loopwatch.py`` (every store ha
 event loop; only Redis has leases): past a quarter lease the hub refuses new tables
 before the lag grows into lost leases.  Renewal failing (Redis away) is reported
 here, as :attr:`LeaseKeeper.refusing_tables`.
+
+An owner can be alive (renewing) yet deaf: its subscription to the table's inbox lost
+in a Redis failover, say, so the commands other processes forward to it go unanswered
+and nobody may take the table over.  A sender that heard nothing for long enough marks
+the lease *unheard* (``<lease key>:unheard`` holds the lease's value: see
+``RedisBus.unheard``); the owner's next renewal finds the mark, deletes the lease and
+gives the table up, and the sender takes it over.  The mark names one lease value, so
+it never touches a later owner.
 """
 
 from __future__ import annotations
@@ -30,11 +38,17 @@ from tablehub.server import metrics
 log = logging.getLogger("tablehub.leases")
 
 RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('GET', KEYS[2]) == ARGV[1] then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return -1
 end
-return 0
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 """
+"""Renew one lease: 1 renewed, 0 lost (expired or taken), -1 given up (marked unheard)."""
+
+UNHEARD = ":unheard"
+"""Suffix of the key that marks a lease unheard (the same hash tag as the lease)."""
 
 
 class LeaseKeeper:
@@ -111,7 +125,8 @@ class LeaseKeeper:
             pipe = self._client.pipeline(transaction=False)
             for table, epoch in leases.items():  # EVAL: a promoted replica has no script cache
                 token = f"{self.process_id}:{epoch}"
-                pipe.execute_command("EVAL", RENEW, 1, self._key_of(table), token, self.lease_ms)
+                lease = self._key_of(table)
+                pipe.execute_command("EVAL", RENEW, 2, lease, lease + UNHEARD, token, self.lease_ms)
             results = pipe.execute()
         except redis.RedisError as err:  # Redis away: commits will be refused as well
             if not self.renew_failing:
@@ -120,12 +135,18 @@ class LeaseKeeper:
             return
         self.renew_failing = False
         for (table, epoch), renewed in zip(leases.items(), results, strict=True):
-            if not renewed:
+            if renewed != 1:
                 with self._lock:
                     if self._leases.get(table) != epoch:
                         continue  # released meanwhile
                     del self._leases[table]
-                log.warning("lost the lease of table %s", table)
+                if renewed == 0:
+                    log.warning("lost the lease of table %s", table)
+                else:
+                    log.warning(
+                        "gave table %s up: another process's requests to it went unanswered",
+                        table,
+                    )
                 metrics.LEASES_LOST.inc()
                 assert self._loop is not None
                 try:

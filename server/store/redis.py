@@ -8,6 +8,8 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
     th:{T}:ver    the committed version (int)
     th:{T}:epoch  the ownership epoch (fencing token, int)
     th:{T}:lease  "<process>:<epoch>" with a TTL: who runs the table now
+    th:{T}:lease:unheard  that lease's value, set by a process whose forwarded
+                  commands went unanswered: its owner gives the table up (leases.py)
     th:{T}:log    list of msgpack log entries; entry v sits at index v-1
     th:{T}:snap   msgpack {"version", "state"}: the latest full state
     th:{T}:snaps  the last KEPT_SNAPSHOTS of those (history for catch-up patches)

@@ -36,7 +36,7 @@ import redis
 from tablehub.server.ops.cancelling import stopping
 from tablehub.server.ops.faults import store_unreachable
 from tablehub.server.store.bus import Bus, RemoteCommit
-from tablehub.server.store.leases import LeaseKeeper
+from tablehub.server.store.leases import UNHEARD, LeaseKeeper
 from tablehub.server.store.redis_keys import (
     index_keys,
     key,
@@ -64,6 +64,13 @@ if redis.call('EXISTS', KEYS[3]) == 0 then return -2 end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
 return epoch
+"""
+
+_MARK_UNHEARD = """
+local lease = redis.call('GET', KEYS[1])
+if not lease then return 0 end
+redis.call('SET', KEYS[2], lease, 'PX', ARGV[1])
+return 1
 """
 
 _RELEASE = """
@@ -175,6 +182,14 @@ class RedisBus(Bus):
         if self._leases.drop(table, epoch):  # (not a newer epoch's lease and inbox)
             self.stop_serving(table)  # first: the store may be the one failing
         await self._release_script(keys=[key(table, "lease")], args=[f"{self.process_id}:{epoch}"])
+
+    @translated
+    async def unheard(self, table: str) -> bool:
+        """Mark the table's present lease unheard: its owner's next renewal gives it up
+        (leases.py)."""
+        lease = key(table, "lease")
+        marked = await self.redis.eval(_MARK_UNHEARD, 2, lease, lease + UNHEARD, LEASE_MS * 2)
+        return bool(marked)
 
     def _lease_lost(self, table: str, epoch: int) -> None:
         """Called on the loop by the lease thread: the table's lease is gone."""

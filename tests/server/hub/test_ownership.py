@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from tablehub.server.hub import Hub
+from tablehub.server.hub import Hub, ownership
 from tablehub.server.store.redis import RedisStore
+from tablehub.server.store.redis_keys import key
+from tablehub.server.tables.core import Legal
 from tablehub.server.tables.journal import StoreUnavailable
 
 
@@ -41,3 +43,35 @@ async def test_a_takeover_the_store_broke_off_leaves_the_table_free(
 
     assert await hub.ownership.try_own(live), "the lease was given back: the table is free"
     assert live.actor is not None and live.actor.running
+
+
+async def test_an_owner_deaf_to_its_inbox_gives_the_table_up_to_the_process_it_ignored(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An owner alive (renewing its lease) but deaf -- its inbox subscription lost, as a
+    Redis failover can leave it -- would wedge the table for every other process: the
+    sender marks the lease unheard, the owner gives the table up at its next renewal and
+    the sender takes it over; the request is answered, not refused."""
+    monkeypatch.setattr(ownership, "UNHEARD_AFTER_S", 1.0)
+    owner = Hub(RedisStore(redis_url), bot_workers=0)
+    sender = Hub(RedisStore(redis_url), bot_workers=0)
+    await owner.start()
+    await sender.start()
+    try:
+        table_id = await owner.create_table("nmbr9", 2, {})
+        await owner.submit(table_id, Legal(seat=0))
+        owned = owner.loaded(table_id)
+        assert owned is not None and owned.actor is not None, "the first command owns it"
+        heard = await sender.submit(table_id, Legal(seat=0))  # forwarded, answered
+        assert "actions" in heard
+
+        await owner.store.bus._unsubscribe(key(table_id, "in"))  # the subscription is lost
+        answer = await sender.submit(table_id, Legal(seat=0))
+
+        assert answer["actions"] == heard["actions"]
+        here = sender.loaded(table_id)
+        assert here is not None and here.actor is not None, "the sender runs the table now"
+        assert owned.actor is None, "the deaf owner gave it up"
+    finally:
+        await sender.stop()
+        await owner.stop()
