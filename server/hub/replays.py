@@ -3,15 +3,18 @@
 Built from the table's stored log with the pure ``tables/gamerecord.py``; nothing here
 runs a rule of its own.  What a viewer may see is decided here and nowhere else:
 
-* a finished table: its record (with the seed), and a replay as any seat or as the
-  spectators, every version;
+* a finished table: its record (with the seed), and a replay as any seat, as the
+  spectators, or all-seeing (the game's whole state at every version: every hand,
+  every face-down piece -- ``Game.all_seeing``), every version;
 * a table still being played: no record (its seed tells every hidden card), a replay
   as your own seat (the seat this connection holds) up to now, or as the spectators
   up to now -- unless the table delays its spectators (``spectator_delay``), which
   keeps its replay closed until the game is over.
 
-A replay never shows more than the live table showed that audience: the views are
-the audience's own views, version by version, as the feed computed them.
+A replay as a seat or the spectators never shows more than the live table showed that
+audience: the views are the audience's own views, version by version, as the feed
+computed them.  The all-seeing replay shows what nobody saw while the game was on, so
+it opens only when the game is over.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ REPLAY_PAGE = 100
 """Versions one ``replay`` reply carries at most; a client asks again from where it ends."""
 CACHED_RECORDS = 16
 """Records of finished games kept built (a finished game never changes)."""
+COUNTS_ROUNDS = frozenset({"nmbr9", "termite"})
+"""Games whose board counts rounds (its ``round``: a 9-tower card, a Termite Towers day
+and night); a replay of any other game jumps by the table's turns (its ``turn``, which
+moves on whenever a new deadline starts: a number-row turn, a wall-duel move)."""
 
 
 class Replays:
@@ -78,17 +85,25 @@ class Replays:
         return cached
 
     async def replay(
-        self, table_id: str, seat: int | None, first: int, held: int | None
+        self,
+        table_id: str,
+        seat: int | None,
+        first: int,
+        held: int | None,
+        all_seeing: bool = False,
     ) -> dict[str, Any]:
-        """The views of ``seat`` (None: the spectators) from version ``first`` on, as a
-        view at ``first`` and one patch per version after it, with each version's events
-        and who made it (at most REPLAY_PAGE versions); ``held``: the seat this
-        connection holds at the table, if any."""
+        """The views of ``seat`` (None: the spectators; ``all_seeing``: the whole game,
+        finished tables only) from version ``first`` on, as a view at ``first`` and one
+        patch per version after it, with each version's events and who made it (at
+        most REPLAY_PAGE versions); ``held``: the seat this connection holds at the
+        table, if any."""
         current = await self._table(table_id)
         finished = current.status is TableStatus.FINISHED
         if seat is not None and not 0 <= seat < len(current.seats):
             raise TableError("bad_message", f"this table has no seat {seat + 1}")
-        if not finished:
+        if all_seeing:
+            _check_all_seeing(current, seat)
+        elif not finished:
             if seat is not None and seat != held:
                 raise TableError(
                     "unauthorized",
@@ -102,21 +117,45 @@ class Replays:
                     "the game is over",
                 )
         log = await self._log(current)
-        found = await asyncio.to_thread(replay_page, current, log, seat, first)
+        found = await asyncio.to_thread(replay_page, current, log, seat, first, all_seeing)
         return {
             "table": current.table,
             "game": current.game,
             "seat": seat,
+            "all_seeing": all_seeing,
             "status": str(current.status),
             "newest": current.version,
+            "round_name": "round" if current.game in COUNTS_ROUNDS else "turn",
             **found,
         }
 
 
+def _check_all_seeing(current: TableRecord, seat: int | None) -> None:
+    """Refuse an all-seeing replay of a game not over, or of a game with no such view."""
+    if seat is not None:
+        raise TableError(
+            "bad_message", "ask for one seat's view or for the all-seeing view, not both"
+        )
+    if current.status is not TableStatus.FINISHED:
+        raise TableError(
+            "unauthorized",
+            "the all-seeing view shows every hidden card, so it opens only when the game is over",
+        )
+    game = get_game(current.game)
+    assert game is not None
+    if game.reveal is None and not game.public_view:
+        raise TableError("bad_message", f"{game.name} has no all-seeing view")
+
+
 def replay_page(
-    current: TableRecord, log: list[LogEntry], seat: int | None, first: int
+    current: TableRecord,
+    log: list[LogEntry],
+    seat: int | None,
+    first: int,
+    all_seeing: bool = False,
 ) -> dict[str, Any]:
-    """``seat``'s view at ``first`` and the moves after it (REPLAY_PAGE at most)."""
+    """``seat``'s view (``all_seeing``: the whole game's) at ``first`` and the moves
+    after it (REPLAY_PAGE at most)."""
     newest = current.version
     first = max(0, min(first, newest))
     last = min(newest, first + REPLAY_PAGE)
@@ -129,14 +168,22 @@ def replay_page(
         if step.version < first:
             continue
         view = table_view(game, step.record, seat, step.status)
+        if all_seeing:
+            view["board"] = game.all_seeing(step.record.state)
         if step.version == first:
-            start = {"version": first, "view": view, "hash": view_hash(view)}
+            start = {
+                "version": first,
+                "view": view,
+                "hash": view_hash(view),
+                "round": round_at(current.game, view),
+            }
         else:
             assert step.entry is not None
             move = {
                 "version": step.version,
                 "ops": diff(previous, view),
                 "hash": view_hash(view),
+                "round": round_at(current.game, view),
                 "events": step.events,
                 "kind": step.entry["k"],
                 "seat": step.entry["seat"],
@@ -146,3 +193,13 @@ def replay_page(
             moves.append(move)
         previous = view
     return {"start": start, "moves": moves}
+
+
+def round_at(game: str, view: dict[str, Any]) -> int | None:
+    """The round (or turn) a table view shows, counted from 1, as the replay's jumps
+    count them (``COUNTS_ROUNDS``); None before play begins (seats still free)."""
+    if view["status"] == "waiting":
+        return None
+    if game in COUNTS_ROUNDS:
+        return int(view["board"]["round"])
+    return int(view["turn"]) + 1

@@ -40,7 +40,12 @@ class ReplaySource(Protocol):
     async def record(self, table_id: str) -> dict[str, Any]: ...
 
     async def replay(
-        self, table_id: str, seat: int | None, first: int, held: int | None
+        self,
+        table_id: str,
+        seat: int | None,
+        first: int,
+        held: int | None,
+        all_seeing: bool = False,
     ) -> dict[str, Any]: ...
 
 

@@ -541,7 +541,9 @@ class Session:
 
         async def replayed() -> None:
             held = self.seats.get(table)
-            found = await self.hub.replays.replay(table, seat, msg.get("from", 0), held)
+            found = await self.hub.replays.replay(
+                table, seat, msg.get("from", 0), held, msg.get("all_seeing", False)
+            )
             self.reply(msg["id"], **found)
 
         self._later(msg["id"], replayed)

@@ -19,7 +19,7 @@ from tablehub.server.games.completto.engine import (
     status,
     waiting,
 )
-from tablehub.server.games.completto.views import view
+from tablehub.server.games.completto.views import reveal, view
 
 HELP = """\
 Number row: make your 22 tiles read in ascending order, all face up.
@@ -52,6 +52,7 @@ GAME = Game(
     moves=MOVES,
     choices=legal,
     view=view,
+    reveal=reveal,
     status=status,
     bot_action=strong_action,
     seat_count=lambda state: int(state["seats"]),

@@ -6,6 +6,10 @@ every spectator get the same facts; only ``you`` differs.  Face-down tiles appea
 tiles, face-up pool tiles, the tile in hand, each seat's setup tile being inserted --
 are public.  Nothing in a view depends on *which* hidden number lies where: permuting
 the hidden numbers leaves every view unchanged (the tests check exactly that).
+
+The all-seeing view (:func:`reveal`, a finished game's replay only) is the spectators'
+view with ``revealed``: each row's face-down tiles, left to right, and the tiles face
+down in the pool.
 """
 
 from __future__ import annotations
@@ -72,3 +76,24 @@ def view(state: State, seat: int | None) -> View:
         "history": history,
         "result": state["result"],
     }
+
+
+def _tile_words(tile: int) -> str:
+    return " or ".join(str(n) for n in readings(tile))
+
+
+def reveal(state: State) -> View:
+    """Everything in ``state`` a player may see once the game is over (not the RNG)."""
+    out = view(state, None)
+    revealed: list[dict[str, Any]] = []
+    for seat, row in enumerate(state["rows"]):
+        down = [
+            f"place {place} holds {_tile_words(cell['tile'])}"
+            for place, cell in enumerate(row, start=1)
+            if cell["n"] is None
+        ]
+        revealed.append({"seat": seat, "what": "face-down tiles", "items": down})
+    pool = [_tile_words(tile) for tile in sorted(state["pool"])]
+    revealed.append({"seat": None, "what": "Face-down tiles in the pool", "items": pool})
+    out["revealed"] = revealed
+    return out

@@ -76,6 +76,7 @@ GAME = Game(
     moves=engine.MOVES,
     choices=engine.legal,
     view=views.view,
+    reveal=views.reveal,
     status=engine.status,
     bot_action=bot.bot_action,
     bots=bot.LEVELS,

@@ -5,6 +5,10 @@ stake cards, tunnels, rooms, walls, bonus markers, completed blueprints, face-up
 blueprints, goal cards, counts of decks and hands, the pending choice.  A seat also
 sees its own blueprint hand and queen cards.  Never shown: deck order, face-down stake
 cards, other seats' hands, the RNG.
+
+The all-seeing view (:func:`reveal`, a finished game's replay only) is the spectators'
+view with every seat's hand and queen cards, and ``revealed``: the face-down stake
+cards and both decks in the order they are drawn.
 """
 
 from __future__ import annotations
@@ -139,3 +143,39 @@ def view(state: State, seat: int | None) -> View:
         "idle": day.idle_slots(state, seat) if seat is not None else {},
         "result": state["result"],
     }
+
+
+def reveal(state: State) -> View:
+    """Everything in ``state`` a player may see once the game is over (not the RNG)."""
+    out = view(state, None)
+    for seat, player in enumerate(out["players"]):
+        hidden = state["players"][seat]
+        player["hand"] = list(hidden["hand"])
+        player["queens"] = list(hidden["queens"])
+    revealed: list[dict[str, Any]] = []
+    for area, stake in enumerate(state["stakes"], start=1):
+        down = [
+            f"{node} {card['colour']} with {card['cubes']} cube{'s' if card['cubes'] != 1 else ''}"
+            for node, card in stake["cards"].items()
+            if not card["up"]
+        ]
+        if down:
+            revealed.append(
+                {"seat": None, "what": f"Face-down stake cards of area D{area}", "items": down}
+            )
+    revealed.append(
+        {
+            "seat": None,
+            "what": "Blueprint deck, next drawn first",
+            "items": list(state["blueprints"]["deck"]),
+        }
+    )
+    revealed.append(
+        {
+            "seat": None,
+            "what": "Queen deck, next drawn first",
+            "items": [card.replace("_", " ") for card in state["queen_deck"]],
+        }
+    )
+    out["revealed"] = revealed
+    return out
