@@ -28,9 +28,11 @@ EXIT_MISMATCH = 1
 
 REPLAY_EPILOG = """\
 keys in the replay (one a line): Enter or n  next move, b  back, f  first, l  last,
-t N  jump to turn N, v N  jump to version N, s N  watch as seat N (from 1, as on the
-screen), s  watch as the spectators, q  quit.  A game still being played shows only
-your own seat or the spectators' view; a finished one any seat's.
+t N (or r N)  jump to turn N (round N in 9-tower and Termite Towers), v N  jump to
+version N, s N  watch as seat N (from 1, as on the screen), s  watch as the
+spectators, a  all-seeing: every hand and face-down piece (h then lists what was
+hidden at that move), q  quit.  A game still being played shows only your own seat or
+the spectators' view; a finished one any seat's, or all-seeing.
 
 exit status: 0 done (--verify: the record checks out), 1 --verify: it does not,
 2 bad arguments or not a record, 3 server unreachable, 4 no such table."""

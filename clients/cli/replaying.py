@@ -5,9 +5,11 @@ The views come from the server's ``replay`` pages (the view at the first version
 one patch per version, each hash checked); the screen is the table screen of ``play``
 and ``watch`` for the chosen seat (or the spectators), with the move's line in words
 and the keys below it, and fits a window of 80×24.  Keys (one a line): Enter or ``n``
-next move, ``b`` back, ``f`` first, ``l`` last, ``t N`` (or ``r N``) turn N, ``v N``
-version N, ``s N`` watch as seat N (from 1, as the screen numbers them), ``s`` as the
-spectators, ``q`` quit.
+next move, ``b`` back, ``f`` first, ``l`` last, ``t N`` (or ``r N``) turn or round N
+(numbered by the server: rounds in 9-tower and Termite Towers, turns in the others),
+``v N`` version N, ``s N`` watch as seat N (from 1, as the screen numbers them), ``s``
+as the spectators, ``a`` all-seeing (a finished game: every hand and face-down piece;
+``h`` then lists what was hidden at that move), ``q`` quit.
 """
 
 from __future__ import annotations
@@ -24,53 +26,65 @@ from tablehub.clients.cli.gametext import GameText
 from tablehub.clients.cli.lines import LineSource
 from tablehub.clients.cli.link import connect, game_names, table_error
 from tablehub.clients.cli.numbering import seat_index, seat_words
-from tablehub.clients.cli.screen import compose, seat_name
+from tablehub.clients.cli.screen import Screen, compose, seat_name
 from tablehub.clients.cli.terminal import Terminal
 from tablehub.protocol.viewhash import view_hash
 
-KEYS = "Enter/n next · b back · f first · l last · t N turn · s N seat (s: all) · q quit"
 PROMPT = "replay> "
+
+
+def keys(round_name: str, all_seeing: bool) -> str:
+    """The keys line (within 80 columns)."""
+    jump = "r N round" if round_name == "round" else "t N turn"
+    view = "h hidden" if all_seeing else "a all"
+    return f"Enter next · b back · f/l first/last · {jump} · s N seat · {view} · q quit"
 
 
 @dataclass
 class Replay:
-    """Every version of one audience's replay."""
+    """Every version of one audience's replay (``all_seeing``: the whole game's)."""
 
     game: str
     status: str
     seat: int | None
+    all_seeing: bool = False
+    round_name: str = "turn"
+    """What ``numbers`` count: ``round`` or ``turn`` (the server's ``round_name``)."""
     views: list[dict[str, Any]] = field(default_factory=list)
     moves: dict[int, dict[str, Any]] = field(default_factory=dict)
+    numbers: list[int | None] = field(default_factory=list)
+    """Each version's round (or turn) number, as the server numbers it; None before play."""
 
     @property
     def last(self) -> int:
         return len(self.views) - 1
 
-    def rounds(self) -> list[int]:
-        """The first version of each turn (the game's turn counter: a round of play, in
-        which every seat to act moves once) once play began."""
-        starts: list[int] = []
-        turn = None
-        for version, view in enumerate(self.views):
-            if view.get("status") != "waiting" and view.get("turn") != turn:
-                starts.append(version)
-                turn = view.get("turn")
+    def rounds(self) -> dict[int, int]:
+        """Round (or turn) number -> the first version of it, in order."""
+        starts: dict[int, int] = {}
+        for version, number in enumerate(self.numbers):
+            if number is not None and number not in starts:
+                starts[number] = version
         return starts
 
 
-async def load(conn: Connection, table: str, seat: int | None) -> Replay:
-    """Every page of ``seat``'s replay, each view checked against its hash."""
+async def load(conn: Connection, table: str, seat: int | None, all_seeing: bool = False) -> Replay:
+    """Every page of ``seat``'s replay (``all_seeing``: the whole game's), each view
+    checked against its hash."""
     first = 0
     replay: Replay | None = None
+    asked: dict[str, Any] = {"all_seeing": True} if all_seeing else {"seat": seat}
     while True:
-        reply = await conn.request("replay", table=table, seat=seat, **{"from": first})
+        reply = await conn.request("replay", table=table, **asked, **{"from": first})
         if replay is None:
-            replay = Replay(str(reply["game"]), str(reply["status"]), seat)
+            replay = Replay(str(reply["game"]), str(reply["status"]), seat, all_seeing)
+            replay.round_name = str(reply.get("round_name", "turn"))
         start = reply["start"]
         view = start["view"]
         if view_hash(view) != start["hash"]:
             raise CliError(EXIT_TABLE, "the replay did not check out (a view hash differs)")
         replay.views[start["version"] :] = [view]
+        replay.numbers[start["version"] :] = [start.get("round")]
         for move in reply["moves"]:
             view = jsonpatch.apply_patch(view, move["ops"])
             if view_hash(view) != move["hash"]:
@@ -78,6 +92,7 @@ async def load(conn: Connection, table: str, seat: int | None) -> Replay:
                     EXIT_TABLE, f"the replay did not check out at move {move['version']}"
                 )
             replay.views.append(view)
+            replay.numbers.append(move.get("round"))
             replay.moves[move["version"]] = move
         if replay.last >= reply["newest"] or not reply["moves"]:
             return replay
@@ -116,20 +131,34 @@ class ReplayScreen:
         self.terminal = terminal
         self.text = GameText(replay.game)
         rounds = replay.rounds()
-        self.at = rounds[0] if rounds else 0
+        self.at = next(iter(rounds.values()), 0)
         self.message = ""
+        self.listing = False
+        """Showing what was hidden at this move (``h``) instead of the board."""
 
     def draw(self) -> None:
         replay, at = self.replay, self.at
         view = {**replay.views[at], "deadline": None}  # a replay's clock is not now
-        rounds = [v for v in replay.rounds() if v <= at]
-        whose = "the spectators" if replay.seat is None else seat_name(view, replay.seat)
+        number = replay.numbers[at]
+        if replay.all_seeing:
+            whose = "everything (all-seeing)"
+        else:
+            whose = "the spectators" if replay.seat is None else seat_name(view, replay.seat)
         where = f"move {at} of {replay.last}"
-        if rounds:
-            where += f" · turn {len(rounds)} of {len(replay.rounds())}"
-        footer = [f"▶ {narrate(replay, at, self.text)}", f"{where} · as {whose}", KEYS]
+        if number is not None:
+            where += f" · {replay.round_name} {number} of {max(replay.rounds())}"
+        footer = [
+            f"▶ {narrate(replay, at, self.text)}",
+            f"{where} · as {whose}",
+            keys(replay.round_name, replay.all_seeing),
+        ]
         if self.message:
             footer.insert(0, self.message)
+        if self.listing:
+            self.terminal.show(
+                Screen(self.hidden_lines(view)), footer, PROMPT, "… ({hidden} more lines)"
+            )
+            return
         screens = [
             compose(
                 view,
@@ -146,14 +175,32 @@ class ReplayScreen:
         screen = screens[0] if self.terminal.fits(screens[0], footer) else screens[1]
         self.terminal.show(screen, footer, PROMPT, cut_note="… ({hidden} more lines)")
 
+    def hidden_lines(self, view: dict[str, Any]) -> list[str]:
+        """What the all-seeing view shows that was hidden at this move, in words."""
+        lines = [
+            f"tablehub · replay of {self.game_name} · hidden from the players at move {self.at}"
+        ]
+        for part in view.get("board", {}).get("revealed", []):
+            what = (
+                part["what"]
+                if part["seat"] is None
+                else f"{seat_name(view, part['seat'])}: {part['what']}"
+            )
+            lines.append(f"{what}: {', '.join(part['items']) or 'none'}")
+        return lines
+
     def step(self, command: str) -> bool:
         """Act on one typed line; False to quit."""
         self.message = ""
         word, _, rest = command.strip().lower().partition(" ")
         last = self.replay.last
         number = int(rest) if rest.strip().isdigit() else None
+        listing, self.listing = self.listing, False
         if word in ("q", "quit", "exit"):
             return False
+        if word in ("h", "hidden") and self.replay.all_seeing:
+            self.listing = not listing
+            return True
         if word in ("", "n", "next"):
             self.at = min(last, self.at + 1)
             if self.at == last and word:
@@ -166,14 +213,17 @@ class ReplayScreen:
             self.at = last
         elif word in ("t", "turn", "r", "round") and number is not None:
             rounds = self.replay.rounds()
-            if 1 <= number <= len(rounds):
-                self.at = rounds[number - 1]
+            if number in rounds:
+                self.at = rounds[number]
             else:
-                self.message = f"Turns go from 1 to {len(rounds)}."
+                name = f"{self.replay.round_name.capitalize()}s"
+                self.message = (
+                    f"{name} go from {min(rounds, default=1)} to {max(rounds, default=0)}."
+                )
         elif word in ("v", "version") and number is not None:
             self.at = min(last, number)
         else:
-            self.message = f"Not a replay key: {command.strip()!r}. {KEYS}"
+            self.message = f"Not a replay key: {command.strip()!r}."
         return True
 
 
@@ -198,6 +248,17 @@ async def run_replay_screen(
             if line is None:
                 break
             word, _, rest = line.strip().lower().partition(" ")
+            if word in ("a", "all") and not rest.strip():
+                try:
+                    switched = await _load(conn, url, table, None, all_seeing=True)
+                except CliError as err:
+                    screen.message = err.message
+                    continue
+                at = screen.at
+                screen = ReplayScreen(switched, table, screen.game_name, terminal)
+                screen.at = min(at, switched.last)
+                screen.message = "Everything, as the game held it: h lists what was hidden."
+                continue
             if word in ("s", "seat") and (rest.strip().isdigit() or not rest.strip()):
                 try:
                     wanted = seat_index(int(rest)) if rest.strip() else None
@@ -221,9 +282,11 @@ async def run_replay_screen(
         await conn.close()
 
 
-async def _load(conn: Connection, url: str, table: str, seat: int | None) -> Replay:
+async def _load(
+    conn: Connection, url: str, table: str, seat: int | None, all_seeing: bool = False
+) -> Replay:
     try:
-        return await load(conn, table, seat)
+        return await load(conn, table, seat, all_seeing)
     except ServerError as err:
         if err.code in ("unauthorized", "bad_message"):
             raise CliError(EXIT_TABLE, err.message, err.code) from None

@@ -3,8 +3,10 @@
 // /?replay=TABLE at desktop width and from the lobby's "Recent finished games" at phone
 // width: first, back, forward, last, jump to a round, the view of each seat and of the
 // spectators, a narrated line per move in plain words, and the game record downloaded
-// and checked with `tablehub replay --verify`.  Any console warning or error fails the
-// run.  Screenshots go to artifacts/screenshots/ (replay-desktop.png, replay-phone.png).
+// and checked with `tablehub replay --verify`; the all-seeing view of the finished game
+// (every face-down tile listed per seat).  Any console warning or error fails the run.
+// Screenshots go to artifacts/screenshots/ (replay-desktop.png, replay-phone.png,
+// replay-all-seeing.png).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -127,6 +129,31 @@ describe('replay screen', () => {
     const { stdout } = await promisify(execFile)(tablehubBin(), ['replay', '--verify', file]);
     assert.match(stdout, /The record is genuine\./);
     await screenshot(page, 'replay-desktop');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('shows a finished game all-seeing: every face-down tile, named per seat, beside the seat choice', async () => {
+    const page = await openLink(`/?replay=${table}`);
+    await opened(page);
+    assert.ok(await page.locator('.replay-hidden').isHidden(), 'a seat or spectator view shows nothing hidden');
+    assert.equal((await page.locator('.replay-pick span').first().textContent()).trim(), 'Jump to turn');
+    const turns = await page.locator('.replay-round option:not([disabled])').allTextContents();
+    assert.deepEqual(turns.slice(0, 3), ['Turn 1', 'Turn 2', 'Turn 3']);
+    await page.check('.replay-all-seeing');
+    await page.locator('.replay-hidden').waitFor();
+    assert.ok(await page.locator('.replay-seat').isDisabled());
+    await page.selectOption('.replay-round', await page.locator('.replay-round option:not([disabled])').nth(1).getAttribute('value'));
+    const hiddenText = await page.locator('.replay-hidden').textContent();
+    assert.match(hiddenText, /Hidden from the players at this move/);
+    assert.match(hiddenText, /face-down tiles: place \d+ holds \d+/);
+    assert.match(hiddenText, /Face-down tiles in the pool: \d+/);
+    assertPlain(hiddenText.replace(/face-down/gi, 'facedown'));
+    await page.click('.replay-last');
+    await screenshot(page, 'replay-all-seeing');
+    await page.uncheck('.replay-all-seeing');
+    await page.locator('.replay-hidden').waitFor({ state: 'hidden' });
+    assert.ok(!(await page.locator('.replay-seat').isDisabled()));
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

@@ -530,10 +530,11 @@ export class Client {
 
   /**
    * One page of a table's replay (protocol/README.md "Replays"): `seat`'s views (null:
-   * the spectators') from version `from` -- {start: {version, view, hash}, moves, newest, ...}.
+   * the spectators'; `allSeeing`: the whole game, once it is over) from version `from`
+   * -- {start: {version, view, hash, round}, moves, newest, round_name, ...}.
    */
-  replay(table, { seat = null, from = 0 } = {}) {
-    return this.request('replay', { table, seat, from });
+  replay(table, { seat = null, from = 0, allSeeing = false } = {}) {
+    return this.request('replay', allSeeing ? { table, all_seeing: true, from } : { table, seat, from });
   }
 
   // -- waiting ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // A game's replay (protocol/README.md "Replays"): step through a table's game move by
-// move -- first, back, forward, last, jump to a round -- as a chosen seat saw it (or
-// the spectators), with one line per move in the game log's words, and download the
-// game record of a finished game.
+// move -- first, back, forward, last, jump to a round (or turn: the server numbers
+// them) -- as a chosen seat saw it (or the spectators), or, once the game is over,
+// all-seeing (every hand and face-down piece, listed under the line), with one line per
+// move in the game log's words, and download the game record of a finished game.
 //
 // Opened from the lobby's recent finished games, the end-of-game screen, and the
 // address /?replay=TABLE (#/replay/TABLE inside the page).  The server decides whose
@@ -16,6 +17,7 @@ import { h, replace } from './dom.js';
 import { gameView } from './games/index.js';
 
 const SPECTATORS = 'spectators';
+const ALL_SEEING = 'all'; // the audience of the all-seeing view
 const words = (id) => String(id).replaceAll('_', ' ');
 
 /** The replay page's own style sheet, added once. */
@@ -24,40 +26,42 @@ function ensureStyle() {
   document.head.append(h('link', { rel: 'stylesheet', href: 'ui/replay.css', data: { replayStyle: '' } }));
 }
 
-/** Every version of `seat`'s replay (null: the spectators): {views, moves, status, game}. */
-async function loadReplay(client, table, seat) {
+/** Every version of `audience`'s replay (a seat, null: the spectators, ALL_SEEING):
+ * {views, moves, rounds (each version's round number from the server), roundName, status, game}. */
+async function loadReplay(client, table, audience) {
   const views = [];
   const moves = [];
+  const rounds = [];
+  const asked = audience === ALL_SEEING ? { allSeeing: true } : { seat: audience };
   let first = 0;
   let reply;
   for (;;) {
-    reply = await client.replay(table, { seat, from: first });
+    reply = await client.replay(table, { ...asked, from: first });
     let view = reply.start.view;
     if ((await viewHash(view)) !== reply.start.hash) throw new Error('the replay did not check out (a view hash differs); try again');
     views[reply.start.version] = view;
+    rounds[reply.start.version] = reply.start.round;
     for (const move of reply.moves) {
       view = applyPatch(view, move.ops);
       if ((await viewHash(view)) !== move.hash) throw new Error(`the replay did not check out at move ${move.version}; try again`);
       views[move.version] = view;
       moves[move.version] = move;
+      rounds[move.version] = move.round;
     }
     const last = views.length - 1;
     if (last >= reply.newest || !reply.moves.length) break;
     first = last;
   }
-  return { views, moves, status: reply.status, game: reply.game };
+  return { views, moves, rounds, roundName: reply.round_name ?? 'turn', status: reply.status, game: reply.game };
 }
 
-/** The first version of each round (the game's turn counter) once play began. */
-function roundStarts(views) {
+/** [{round, version}]: the first version of each round once play began (the round
+ * numbers are the server's, from each version's view). */
+function roundStarts(replay) {
   const starts = [];
-  let turn = null;
-  views.forEach((view, version) => {
-    if (view.status === 'waiting') return;
-    if (view.turn !== turn) {
-      starts.push(version);
-      turn = view.turn;
-    }
+  replay.rounds.forEach((round, version) => {
+    if (round === null || round === undefined || round === starts.at(-1)?.round) return;
+    starts.push({ round, version });
   });
   return starts;
 }
@@ -67,7 +71,7 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
   const { client } = app;
   let replay = null; // {views, moves, status, game}
   let at = 0; // the version shown
-  let audience = wanted; // a seat number, or null for the spectators
+  let audience = wanted; // a seat number, null for the spectators, or ALL_SEEING
   let module = null;
   let controller = null;
   let closed = false;
@@ -82,7 +86,11 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
     last: h('button', { class: 'replay-last', title: 'the end (End)', on: { click: () => show(replay.views.length - 1) } }, 'Last »'),
   };
   const rounds = h('select', { class: 'replay-round', 'aria-label': 'jump to a turn', on: { change: () => show(Number(rounds.value)) } });
+  const roundLabel = h('span', {}, 'Jump to turn');
   const seats = h('select', { class: 'replay-seat', 'aria-label': 'whose view', on: { change: () => switchSeat(seats.value) } });
+  const allSeeing = h('input', { type: 'checkbox', class: 'replay-all-seeing', on: { change: () => switchSeat(allSeeing.checked ? ALL_SEEING : seats.value) } });
+  const allSeeingPick = h('label', { class: 'replay-pick replay-all-pick', hidden: true, title: 'the game is over: show every hand and every face-down piece' }, allSeeing, h('span', {}, 'Show everything'));
+  const hidden = h('div', { class: 'card replay-hidden', hidden: true, 'aria-live': 'polite' });
   const download = h('button', { class: 'replay-download', hidden: true, on: { click: downloadRecord } }, 'Download record');
   const line = h('p', { class: 'replay-line', 'aria-live': 'polite' }, 'Loading the replay…');
   const gameRoot = h('div', { class: 'game-root' });
@@ -98,11 +106,13 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
         'nav',
         { class: 'replay-controls', 'aria-label': 'replay controls' },
         h('span', { class: 'replay-steps' }, buttons.first, buttons.back, buttons.forward, buttons.last),
-        h('label', { class: 'replay-pick' }, h('span', {}, 'Jump to turn'), rounds),
+        h('label', { class: 'replay-pick' }, roundLabel, rounds),
         h('label', { class: 'replay-pick' }, h('span', {}, 'View as'), seats),
+        allSeeingPick,
         download,
       ),
       line,
+      hidden,
       gameRoot,
       h('details', { class: 'log', open: true }, h('summary', {}, 'Game log'), log),
     ),
@@ -113,7 +123,7 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
   const seatName = (s) => viewAt(replay.views.length - 1)?.seats?.[s]?.name ?? `seat ${s + 1}`;
   const ctx = {
     get seat() {
-      return audience;
+      return audience === ALL_SEEING ? null : audience;
     },
     seatName,
     act: async () => false,
@@ -151,10 +161,11 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
     position.textContent = `move ${at} of ${last}`;
     buttons.first.disabled = buttons.back.disabled = at === 0;
     buttons.forward.disabled = buttons.last.disabled = at === last;
-    const starts = roundStarts(replay.views);
-    const current = starts.filter((v) => v <= at).length - 1;
-    rounds.value = current >= 0 ? String(starts[current]) : '';
+    const starts = roundStarts(replay);
+    const current = starts.filter((s) => s.version <= at).length - 1;
+    rounds.value = current >= 0 ? String(starts[current].version) : '';
     line.textContent = narrate(at);
+    showHidden(view.board?.revealed);
     controller.update(view);
     replace(
       log,
@@ -164,12 +175,33 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
     );
   }
 
+  /** What was hidden at this move (the all-seeing view's `revealed`), in words. */
+  function showHidden(revealed) {
+    hidden.hidden = !revealed;
+    if (!revealed) return;
+    replace(
+      hidden,
+      h('h3', {}, 'Hidden from the players at this move'),
+      h(
+        'ul',
+        { class: 'replay-hidden-list' },
+        revealed.map((part) => {
+          const what = part.seat === null ? part.what : `${seatName(part.seat)}: ${part.what}`;
+          return h('li', {}, h('strong', {}, `${what}: `), part.items.length ? part.items.join(', ') : 'none');
+        }),
+      ),
+    );
+  }
+
   function fillPickers() {
-    const starts = roundStarts(replay.views);
+    const starts = roundStarts(replay);
+    const name = replay.roundName === 'round' ? 'Round' : 'Turn';
+    roundLabel.textContent = `Jump to ${name.toLowerCase()}`;
+    rounds.setAttribute('aria-label', `jump to a ${name.toLowerCase()}`);
     replace(
       rounds,
       h('option', { value: '', disabled: true }, 'before play'),
-      starts.map((version, k) => h('option', { value: String(version) }, `Turn ${k + 1}`)),
+      starts.map((s) => h('option', { value: String(s.version) }, `${name} ${s.round}`)),
     );
     const finished = replay.status === 'finished';
     const mine = app.seats.get(table)?.seat ?? null;
@@ -181,6 +213,9 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
         h('option', { value: String(i), selected: audience === i, disabled: !finished && i !== mine }, `${s.name ?? `seat ${i + 1}`}${s.bot ? ' (bot)' : ''}${i === mine ? ' (you)' : ''}`),
       ),
     );
+    seats.disabled = audience === ALL_SEEING;
+    allSeeingPick.hidden = !finished;
+    allSeeing.checked = audience === ALL_SEEING;
     download.hidden = !finished;
   }
 
@@ -202,12 +237,12 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
     module = gameView(replay.game);
     controller = module.createView(gameRoot, ctx);
     fillPickers();
-    show(started ? at : (roundStarts(replay.views)[0] ?? 0)); // a new replay: where play began
+    show(started ? at : (roundStarts(replay)[0]?.version ?? 0)); // a new replay: where play began
     started = true;
   }
 
   function switchSeat(value) {
-    audience = value === SPECTATORS ? null : Number(value);
+    audience = value === ALL_SEEING ? ALL_SEEING : value === SPECTATORS ? null : Number(value);
     load();
   }
 

@@ -95,3 +95,44 @@ async def test_a_game_still_on_replays_only_the_spectators_view(
     )
     assert code == 4 and "there is no table nosuchtable" in err
     await player.close()
+
+
+async def test_the_all_seeing_view_of_a_finished_game_in_80_by_24(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    table, last = await bot_game(hub, "completto", 2, seed=9)
+    async with in_terminal(tmp_path, "replay", table, "--url", hub.url) as (proc, screen):
+        at = (await screen.wait_for(PROMPT, 0)).end()
+
+        async def typed(line: str, expect: str) -> str:
+            nonlocal at
+            screen.type(line)
+            found = await screen.wait_for(re.compile(expect), at)
+            at = (await screen.wait_for(PROMPT, found.end())).end()
+            return found.group(0)
+
+        await typed("a", r"as everything \(all-seeing\)")
+        await typed("t 3", r"turn 3 of \d+ · as everything")
+        await typed("h", r"bot 1: face-down tiles: place \d+ holds \d+")
+        await typed("h", r"h hidden · q quit")
+        await typed("l", rf"move {last} of {last}")
+        await typed("s 1", r"as bot 1")
+        await typed("h", r"Not a replay key")  # only the all-seeing view lists what was hidden
+        screen.type("q")
+        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        for rows in frames(screen.text):
+            assert len(rows) <= 24, rows
+            assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
+        assert "Traceback" not in screen.text and "None" not in screen.text
+
+
+async def test_a_game_still_on_has_no_all_seeing_view(hub: RunningHub, tmp_path: Path) -> None:
+    player = await hub.connect("ann")
+    table = await player.create_table("completto", 2, seed=3)
+    await player.join(table)
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json", "replay", table, "--url", hub.url, stdin=b"a\nq\n"
+    )
+    assert code == 0, err
+    assert "opens only when the game is over" in out and "as the spectators" in out
+    await player.close()
