@@ -63,7 +63,7 @@ def add_serve_command(sub: Any) -> None:
         default=None,
         help="processes that think the moves of bots stronger than the fast level, off "
         "the event loop; 0 thinks them on the loop (env TABLEHUB_BOT_WORKERS; default "
-        "half the CPUs)",
+        "one per CPU)",
     )
     serve.add_argument(
         "--trusted-proxy",

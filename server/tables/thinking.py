@@ -38,11 +38,17 @@ which multiprocessing's spawn re-runs -- must not turn every move into a new pro
 
 
 def default_workers() -> int:
-    """``TABLEHUB_BOT_WORKERS``, else half the CPUs (at least one)."""
+    """``TABLEHUB_BOT_WORKERS``, else one per CPU (at least one).
+
+    A hub's own loop needs a small share of a core where bots fill its tables (15-19 %
+    of one at 400 tables of 1 player + 3 strong 9-tower bots), so on a 2-core machine
+    a second worker nearly doubles the tables it holds: 240 with one, 400 with two
+    (docs/benchmarks.md "Bot capacity").  Workers start as moves need them, so a hub
+    with few bots runs few."""
     given = os.environ.get("TABLEHUB_BOT_WORKERS")
     if given is not None:
         return max(0, int(given))
-    return max(1, (os.cpu_count() or 2) // 2)
+    return max(1, os.cpu_count() or 1)
 
 
 PARENT_CHECK_S = 0.5

@@ -59,7 +59,7 @@ def create_app(
     access: Access | None = None,
 ) -> HubApp:
     """The hub's ASGI app; ``peers`` are the other hubs' base URLs (evacuation.py);
-    ``bot_workers`` the processes that think bot moves (default: half the CPUs);
+    ``bot_workers`` the processes that think bot moves (default: one per CPU);
     ``collector`` takes over garbage collection while the app serves (a hub process of
     its own: ``tablehub serve``); ``access`` who may use what (config.Access)."""
     limits = limits or Limits()
