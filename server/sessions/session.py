@@ -499,8 +499,9 @@ class Session:
             self._unseated(msg["id"], table, "join this table to ask for your legal actions")
             return
         # answered by the table's owner; with `partial`, the next step (protocol/README.md
-        # "Staged legal")
-        self._send(msg["id"], table, Legal(seat, msg.get("partial")), REPLY_RESULT)
+        # "Staged legal"); `form` "compact" asks for the grouped list ("Compact legal")
+        command = Legal(seat, msg.get("partial"), msg.get("form") == "compact")
+        self._send(msg["id"], table, command, REPLY_RESULT)
 
     def _unseated(self, request_id: Any, table: str, words: str) -> None:
         """A seat's request from a connection not seated there: ``unauthorized``, or

@@ -40,6 +40,7 @@ from tablehub.server.games.base import (
     IllegalAction,
     Status,
 )
+from tablehub.server.tables.compact import ENCODERS
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import RETRYABLE, ActKeys, key_digest, seat_token
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -105,6 +106,8 @@ class Legal(Command):
 
     seat: int
     partial: Action | None = None
+    compact: bool = False
+    """Asked in the compact form (protocol/README.md "Compact legal"; the full list only)."""
 
 
 @dataclass
@@ -142,7 +145,12 @@ def command_to_plain(command: Command) -> dict[str, Any]:
     if isinstance(command, AddBot):
         return {"k": "add_bot", "seat": command.seat, "level": command.level}
     if isinstance(command, Legal):
-        return {"k": "legal", "seat": command.seat, "partial": command.partial}
+        return {
+            "k": "legal",
+            "seat": command.seat,
+            "partial": command.partial,
+            "compact": command.compact,
+        }
     raise TypeError(f"{type(command).__name__} is not forwarded")
 
 
@@ -155,7 +163,7 @@ def command_from_plain(data: dict[str, Any]) -> Command:
     if kind == "add_bot":
         return AddBot(data.get("seat"), data.get("level"))
     if kind == "legal":
-        return Legal(data["seat"], data.get("partial"))
+        return Legal(data["seat"], data.get("partial"), bool(data.get("compact")))
     raise ValueError(f"unknown forwarded command {kind!r}")
 
 
@@ -240,7 +248,7 @@ def handle(table: Table, command: Command, now: int) -> Decision:
             commit = _apply(game, table, command, now)
             return _decided({"version": commit.record.version}, [commit])
         if isinstance(command, Legal):
-            return Decision(reply=_legal(game, table, command.seat, command.partial))
+            return Decision(reply=_legal(game, table, command))
         if isinstance(command, Join):
             return _join(table, command, now)
         if isinstance(command, AddBot):
@@ -254,9 +262,16 @@ def handle(table: Table, command: Command, now: int) -> Decision:
     raise TypeError(f"unknown command {command!r}")
 
 
-def _legal(game: Game, table: Table, seat: int, partial: Action | None) -> Reply:
+def _legal(game: Game, table: Table, command: Legal) -> Reply:
     record = table.record
+    seat, partial = command.seat, command.partial
     _seat_exists(record, seat)
+    if partial is None and command.compact and game.id in ENCODERS:
+        # the compact form (tables/compact.py); like ``legal_actions``: nothing for a
+        # seat that need not act now
+        if seat not in table.status["to_act"]:
+            return {"groups": [], "version": record.version}
+        return {"groups": ENCODERS[game.id](record.state, seat), "version": record.version}
     if partial is not None:
         try:
             step = game.legal_step(record.state, seat, partial)

@@ -4,7 +4,7 @@ Theory of operation: ``legal`` is decided by the table's actor like an act, in o
 with the commands queued before it (protocol/README.md "Order of replies and pushes"),
 and its answer is a function of the table's version, the seat and the partial action.
 So each actor keeps a :class:`LegalCache`: the replies given at its current version, by
-``(seat, partial)``.  A second ask at that version -- a client asking again, a retry,
+``(seat, partial, form)``.  A second ask at that version -- a client asking again, a retry,
 the staged form walked back with ``back`` -- is a dictionary lookup; the first ask
 after a commit starts a new cache (the version is recognised by the record object
 itself, so a version decided in a batch but never stored is never answered from).
@@ -64,13 +64,13 @@ def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | st
 
 
 class LegalCache:
-    """The ``legal`` replies given at one version of a table, by seat and partial."""
+    """The ``legal`` replies given at one version of a table, by seat, partial and form."""
 
     __slots__ = ("_record", "_replies")
 
     def __init__(self) -> None:
         self._record: TableRecord | None = None
-        self._replies: dict[tuple[int, bytes | None], LegalReply] = {}
+        self._replies: dict[tuple[int, bytes | None, bool], LegalReply] = {}
 
     def decide(self, table: Table, command: Legal, now: int) -> Decision:
         """``handle(table, command, now)``, answered from the replies given at this
@@ -91,12 +91,13 @@ class LegalCache:
         return Decision(reply=reply)
 
 
-def _key(command: Legal) -> tuple[int, bytes | None] | None:
-    """The seat and the partial action as bytes (True and 1 are one dict key, not one
-    partial action); None for a partial that does not pack (answered, not kept)."""
+def _key(command: Legal) -> tuple[int, bytes | None, bool] | None:
+    """The seat, the partial action as bytes (True and 1 are one dict key, not one
+    partial action) and the form; None for a partial that does not pack (answered, not
+    kept)."""
     if command.partial is None:
-        return command.seat, None
+        return command.seat, None, command.compact
     try:
-        return command.seat, msgpack.packb(command.partial, use_bin_type=True)
+        return command.seat, msgpack.packb(command.partial, use_bin_type=True), False
     except (TypeError, ValueError, OverflowError):
         return None

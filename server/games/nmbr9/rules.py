@@ -44,7 +44,7 @@ layout's 205 placements take about 0.08 ms (``python -m tablehub.loadtest.bench_
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import compress
+from itertools import chain, compress, repeat
 from typing import Any
 
 from tablehub.server.games.base import Action, IllegalAction
@@ -242,11 +242,13 @@ def _or_shifted(mask: int, shifts: tuple[int, ...]) -> int:
     return out
 
 
-def _legal_levels(tiles: list[Tile], digit: int) -> tuple[int, int, int, list[tuple[int, bytes]]]:
-    """``(x0, y0, stride, levels)``: for each level with legal placements, highest
-    first, ``(level, cells)`` -- one byte per cell of the frame (cell ``(x, y)`` at
-    index ``(y - y0) * stride + x - x0``), the rotations legal at that offset as bits.
-    ``tiles`` is not empty."""
+def _legal_masks(
+    tiles: list[Tile], digit: int
+) -> tuple[int, int, int, int, list[tuple[int, list[int]]]]:
+    """``(x0, y0, stride, size, levels)``: for each level above the ground with legal
+    placements, highest first, then the ground, ``(level, masks)`` -- one mask per
+    distinct rotation (index = ``rot``), offset ``(x, y)`` at bit ``(y - y0) * stride +
+    x - x0`` of a frame of ``size`` cells.  ``tiles`` is not empty."""
     xs = [tile["x"] for tile in tiles]
     ys = [tile["y"] for tile in tiles]
     x0 = min(xs) - REACH
@@ -270,7 +272,7 @@ def _legal_levels(tiles: list[Tile], digit: int) -> tuple[int, int, int, list[tu
         below[level].append(mask)
     rotations = [shapes[(digit, rot)][1] for rot in DISTINCT_ROTATIONS[digit]]
     top = len(layers)
-    levels: list[tuple[int, bytes]] = []
+    levels: list[tuple[int, list[int]]] = []
     for level in range(top, 0, -1):
         above = layers[level] if level < top else 0
         floor = layers[level - 1] & ~above
@@ -289,12 +291,18 @@ def _legal_levels(tiles: list[Tile], digit: int) -> tuple[int, int, int, list[tu
                     fits &= ~_and_shifted(top, shifts)
             masks.append(fits)
         if any(masks):
-            levels.append((level, _cells(masks, size)))
+            levels.append((level, masks))
     footprint = layers[0]
     next_to = beside(footprint, stride)
-    masks = [ground_offsets(footprint, next_to, shifts) for shifts in rotations]
-    levels.append((0, _cells(masks, size)))
-    return x0, y0, stride, levels
+    levels.append((0, [ground_offsets(footprint, next_to, shifts) for shifts in rotations]))
+    return x0, y0, stride, size, levels
+
+
+def _legal_levels(tiles: list[Tile], digit: int) -> tuple[int, int, int, list[tuple[int, bytes]]]:
+    """``(x0, y0, stride, levels)``: :func:`_legal_masks` with each level's masks as
+    one byte per cell of the frame, the rotations legal at that offset as bits."""
+    x0, y0, stride, size, levels = _legal_masks(tiles, digit)
+    return x0, y0, stride, [(level, _cells(masks, size)) for level, masks in levels]
 
 
 def _cells(masks: list[int], size: int) -> bytes:
@@ -369,3 +377,58 @@ def legal_actions(tiles: list[Tile], digit: int) -> list[Action]:
     if not _in_bounds(x0, y0, stride, len(levels[-1][1])):
         out = [a for a in out if -BOUND <= a["x"] <= BOUND and -BOUND <= a["y"] <= BOUND]
     return out
+
+
+_BITS = bytes.maketrans(b"01", b"\0\1")
+"""A mask's binary digits (``format(mask, "b")``) to bytes 0 and 1, for ``compress``."""
+_FRAMES: dict[int, tuple[bytes, bytes]] = {}
+"""Per row stride: each cell's column and row in the frame, one byte each (a layout of
+``ROUNDS`` tiles spans at most ``4 * ROUNDS`` cells, its frame ``4 * ROUNDS + 3 *
+REACH``: under 256 both ways)."""
+
+
+def _frame(stride: int) -> tuple[bytes, bytes]:
+    frame = _FRAMES.get(stride)
+    if frame is None:
+        columns = bytes(range(stride)) * 256
+        rows = bytes(chain.from_iterable(repeat(row, stride) for row in range(256)))
+        frame = _FRAMES[stride] = columns, rows
+    return frame
+
+
+def legal_groups(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
+    """:func:`legal_actions` in the compact form of ``legal`` (protocol/README.md
+    "Compact legal"): one group per level and rotation with placements, highest level
+    first, its ``x, y`` pairs flat in one list in bit order (by y, then x), read off the
+    masks with no map built per placement."""
+    if not tiles:
+        return [_group(rot, [0, 0]) for rot in DISTINCT_ROTATIONS[digit]]
+    x0, y0, stride, size, levels = _legal_masks(tiles, digit)
+    columns, rows = _frame(stride)
+    inside = _in_bounds(x0, y0, stride, size)
+    groups = []
+    for _, masks in levels:
+        for rot, mask in enumerate(masks):
+            if not mask:
+                continue
+            digits = format(mask, "b")[::-1].encode().translate(_BITS)
+            xs = list(map(x0.__add__, compress(columns, digits)))
+            ys = list(map(y0.__add__, compress(rows, digits)))
+            if not inside:
+                kept = [
+                    -BOUND <= x <= BOUND and -BOUND <= y <= BOUND
+                    for x, y in zip(xs, ys, strict=True)
+                ]
+                xs = list(compress(xs, kept))
+                ys = list(compress(ys, kept))
+                if not xs:
+                    continue
+            values = [0] * (2 * len(xs))
+            values[0::2] = xs
+            values[1::2] = ys
+            groups.append(_group(rot, values))
+    return groups
+
+
+def _group(rot: int, values: list[int]) -> dict[str, Any]:
+    return {"fixed": {"type": "place", "rot": rot}, "fields": ["x", "y"], "values": values}

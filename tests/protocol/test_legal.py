@@ -1,0 +1,52 @@
+"""Reading a ``legal`` reply in either form (protocol/legal.py, README "Compact legal"):
+expanding, counting and picking one action agree, and the load generator's random
+pick draws from exactly the listed actions."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tablehub.loadtest.bots import LegalPolicy
+from tablehub.protocol.legal import count, expand, listed_actions, pick
+
+COMPACT: dict[str, Any] = {
+    "groups": [
+        {"fixed": {"type": "place", "rot": 1}, "fields": ["x", "y"], "values": [0, 2, 1, 2]},
+        {"fixed": {"type": "place", "rot": 0}, "fields": ["x", "y"], "values": [5, -3]},
+        {"fixed": {"type": "take"}, "fields": ["tile"], "values": [7, 9]},
+    ],
+    "version": 4,
+}
+PLAIN: dict[str, Any] = {"actions": [{"type": "move", "n": 1}, {"type": "move", "n": 2}]}
+
+
+def test_groups_expand_in_order() -> None:
+    assert expand(COMPACT["groups"]) == [
+        {"type": "place", "rot": 1, "x": 0, "y": 2},
+        {"type": "place", "rot": 1, "x": 1, "y": 2},
+        {"type": "place", "rot": 0, "x": 5, "y": -3},
+        {"type": "take", "tile": 7},
+        {"type": "take", "tile": 9},
+    ]
+
+
+@pytest.mark.parametrize("reply", [COMPACT, PLAIN, {"groups": []}, {"actions": []}])
+def test_count_and_pick_agree_with_the_listed_actions(reply: dict[str, Any]) -> None:
+    listed = listed_actions(reply)
+    assert count(reply) == len(listed)
+    assert [pick(reply, i) for i in range(len(listed))] == listed
+    with pytest.raises(IndexError):
+        pick(reply, len(listed))
+
+
+def test_the_random_policy_picks_a_listed_action() -> None:
+    rng = random.Random(1)
+    policy = LegalPolicy()
+    listed = listed_actions(COMPACT)
+    picked = [policy.pick(COMPACT, {}, 0, rng) for _ in range(200)]
+    assert all(action in listed for action in picked)
+    assert len({str(action) for action in picked}) == len(listed), "every one, in 200 draws"
+    assert policy.pick({"groups": [], "version": 1}, {}, 0, rng) is None

@@ -1,0 +1,117 @@
+"""The compact form of ``legal`` (protocol/README.md "Compact legal") stands for exactly
+the plain list: expanded, it is the same set of actions, each once -- so, with
+test_legal_exact.py, exactly the set ``act`` accepts.
+
+Property test over random positions of every game that has a compact form
+(``tables/compact.py``), through the table core as the hub answers it; a game without
+one answers the compact ask with the plain list.  9-tower's groups are also checked on
+its every digit at each position and on a layout at the edge of the coordinate bound.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from tablehub.protocol.legal import expand
+from tablehub.server.games import all_games, get_game
+from tablehub.server.games.base import Action
+from tablehub.server.games.nmbr9.rules import legal_actions, legal_groups, legal_placements
+from tablehub.server.tables.compact import ENCODERS
+from tablehub.server.tables.core import Legal, Table, handle
+from tablehub.server.tables.record import TableRecord, TableStatus
+from tests.server.games.conformance import playout, table_shapes
+from tests.server.games.nmbr9.test_oracle import build
+from tests.server.tables.test_core import NOW, seated
+
+SEEDS = range(6)
+POSITIONS = 20
+"""Positions checked per playout, spread evenly over it."""
+
+
+def keys(actions: list[Action]) -> list[str]:
+    return sorted(json.dumps(action, sort_keys=True) for action in actions)
+
+
+def at(table: Table, state: dict[str, object]) -> Table:
+    """``table`` (its seats taken) at another state of its game."""
+    record = TableRecord(**{**table.record.__dict__, "state": state})
+    return Table.of(record)
+
+
+def test_only_known_games_have_a_compact_form() -> None:
+    assert set(ENCODERS) <= {game.id for game in all_games()}
+    assert "nmbr9" in ENCODERS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", sorted(ENCODERS))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_compact_set_expands_to_exactly_the_plain_set(game_id: str, seed: int) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    for seats, options in table_shapes(game):
+        if seats > 4:
+            continue
+        table = seated(game_id, seats)
+        assert table.record.status is TableStatus.PLAYING
+        states = playout(game, seats, seed, options, bot_share=0.3).states
+        step = max(1, len(states) // POSITIONS)
+        for state in states[::step]:
+            here = at(table, state)
+            for seat in range(seats):
+                plain = handle(here, Legal(seat), NOW).reply
+                compact = handle(here, Legal(seat, compact=True), NOW).reply
+                assert plain is not None and compact is not None
+                assert compact["version"] == plain["version"]
+                assert set(compact) == {"groups", "version"}
+                for group in compact["groups"]:
+                    assert group["values"], "no empty group"
+                    assert len(group["values"]) % len(group["fields"]) == 0
+                expanded = expand(compact["groups"])
+                assert keys(expanded) == keys(plain["actions"])
+                assert len(set(keys(expanded))) == len(expanded), "each action once"
+
+
+def test_games_without_a_compact_form_answer_the_plain_list() -> None:
+    for game in all_games():
+        if game.id in ENCODERS:
+            continue
+        table = seated(game.id, game.min_players if game.min_players > 1 else 2)
+        compact = handle(table, Legal(0, compact=True), NOW).reply
+        assert compact == handle(table, Legal(0), NOW).reply
+
+
+def test_the_staged_form_ignores_the_form() -> None:
+    table = seated("nmbr9")
+    staged = handle(table, Legal(0, {}, compact=True), NOW).reply
+    assert staged == handle(table, Legal(0, {}), NOW).reply
+
+
+@pytest.mark.slow
+def test_nine_tower_groups_for_every_digit_on_random_layouts() -> None:
+    game = get_game("nmbr9")
+    assert game is not None
+    rng = random.Random(33)
+    for seed in range(10):
+        for state in playout(game, 1, seed, bot_share=rng.random()).states:
+            tiles = state["players"][0]["tiles"]
+            for digit in range(10):
+                expanded = expand(legal_groups(tiles, digit))
+                assert keys(expanded) == keys(legal_actions(tiles, digit))
+                level = {(rot, x, y): lvl for lvl, rot, x, y in legal_placements(tiles, digit)}
+                levels = [level[(a["rot"], a["x"], a["y"])] for a in expanded]
+                assert levels == sorted(levels, reverse=True), "highest level first"
+
+
+def test_nine_tower_groups_respect_the_coordinate_bound() -> None:
+    for corner in ((1000, 1000, 0), (-1000, -1000, 1), (998, -1000, 2)):
+        tiles = build([(1, *corner)])
+        for digit in (0, 1, 8):
+            groups = legal_groups(tiles, digit)
+            assert groups
+            assert keys(expand(groups)) == keys(legal_actions(tiles, digit))
+            values = [v for group in groups for v in group["values"]]
+            assert all(-1000 <= v <= 1000 for v in values)

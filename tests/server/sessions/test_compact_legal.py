@@ -1,0 +1,78 @@
+"""``legal`` with ``"form": "compact"`` through a hub (protocol/README.md "Compact
+legal"): 9-tower answers groups that expand to the plain reply's actions, any of which
+``act`` accepts; a game without a compact form answers the plain list; an unknown form
+is refused; a forwarded ask keeps its form."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablehub.protocol.codec import validate_outbound
+from tablehub.protocol.legal import expand
+from tablehub.server.tables.core import Legal, command_from_plain, command_to_plain
+from tests.conftest import RunningHub
+from tests.server.sessions.test_batching import Raw, connect
+
+
+def keys(actions: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(action, sort_keys=True) for action in actions)
+
+
+async def ask(raw: Raw, request_id: int, **fields: Any) -> dict[str, Any]:
+    await raw.send({"id": request_id, **fields})
+    reply = (await raw.until_reply(request_id))[-1]
+    validate_outbound(reply)
+    return reply
+
+
+async def seated_at(raw: Raw, game: str, seats: int) -> str:
+    created = await ask(raw, 1, t="create_table", game=game, seats=seats)
+    table: str = created["table"]
+    assert (await ask(raw, 2, t="join", table=table))["t"] == "ok"
+    for request_id in range(3, 3 + seats - 1):
+        assert (await ask(raw, request_id, t="add_bot", table=table))["t"] == "ok"
+    return table
+
+
+@pytest.mark.parametrize("codec", ["json", "msgpack"])
+async def test_nine_tower_answers_groups_that_act_accepts(hub: RunningHub, codec: str) -> None:
+    raw = await connect(hub, codec, [])
+    table = await seated_at(raw, "nmbr9", 1)
+    for turn in range(3):
+        base = 10 * (turn + 1)
+        plain = await ask(raw, base, t="legal", table=table)
+        compact = await ask(raw, base + 1, t="legal", table=table, form="compact")
+        assert "actions" not in compact and compact["version"] == plain["version"]
+        expanded = expand(compact["groups"])
+        assert keys(expanded) == keys(plain["actions"])
+        again = await ask(raw, base + 2, t="legal", table=table, form="compact")
+        assert again["groups"] == compact["groups"], "the kept reply, its own id"
+        played = await ask(raw, base + 3, t="act", table=table, action=expanded[-1])
+        assert played["t"] == "ok"
+    await raw.ws.close()
+
+
+async def test_a_game_without_a_compact_form_answers_the_plain_list(hub: RunningHub) -> None:
+    raw = await connect(hub, "json", [])
+    table = await seated_at(raw, "brix", 2)
+    plain = await ask(raw, 10, t="legal", table=table)
+    compact = await ask(raw, 11, t="legal", table=table, form="compact")
+    assert compact["actions"] == plain["actions"] and "groups" not in compact
+    await raw.ws.close()
+
+
+async def test_an_unknown_form_is_refused(hub: RunningHub) -> None:
+    raw = await connect(hub, "json", [])
+    table = await seated_at(raw, "nmbr9", 1)
+    reply = await ask(raw, 10, t="legal", table=table, form="dense")
+    assert reply["t"] == "error" and reply["code"] == "bad_message"
+    await raw.ws.close()
+
+
+def test_a_forwarded_ask_keeps_its_form() -> None:
+    for command in (Legal(1), Legal(1, compact=True), Legal(0, {"type": "place"})):
+        assert command_from_plain(command_to_plain(command)) == command
+    assert command_from_plain({"k": "legal", "seat": 2}) == Legal(2), "from an older hub"
