@@ -2,8 +2,9 @@
 
 A policy first tries ``local(view, seat, rng)``: a cheap choice made from the table
 view alone (no request).  When that returns None the seat asks the hub for its
-``legal`` actions and the policy's ``pick`` chooses one -- ``legal`` costs the hub a
-rules computation, so policies use it sparingly.
+``legal`` actions, in the compact form (protocol/README.md "Compact legal"), and the
+policy's ``pick`` chooses one from the reply -- ``legal`` costs the hub a rules
+computation, so policies use it sparingly.
 
 * ``nmbr9``: the local heuristic always finds a legal level-0 placement: the tile goes
   just right of the layout's rightmost column, shifted vertically so that one of its
@@ -19,6 +20,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
+from tablehub.protocol import legal
+
 Action = dict[str, Any]
 
 
@@ -26,20 +29,22 @@ class Policy(Protocol):
     def local(self, view: dict[str, Any], seat: int, rng: random.Random) -> Action | None: ...
 
     def pick(
-        self, legal: list[Action], view: dict[str, Any], seat: int, rng: random.Random
+        self, listed: dict[str, Any], view: dict[str, Any], seat: int, rng: random.Random
     ) -> Action | None: ...
 
 
 class LegalPolicy:
-    """Any game: a uniformly random legal action (None when there is none)."""
+    """Any game: a uniformly random legal action (None when there is none), drawn from
+    the ``legal`` reply without expanding a compact one."""
 
     def local(self, view: dict[str, Any], seat: int, rng: random.Random) -> Action | None:
         return None
 
     def pick(
-        self, legal: list[Action], view: dict[str, Any], seat: int, rng: random.Random
+        self, listed: dict[str, Any], view: dict[str, Any], seat: int, rng: random.Random
     ) -> Action | None:
-        return rng.choice(legal) if legal else None
+        size = legal.count(listed)
+        return legal.pick(listed, rng.randrange(size)) if size else None
 
 
 class BaselinePolicy(LegalPolicy):

@@ -26,6 +26,7 @@ from tablehub.loadtest.client import RequestFailed, SimClient
 from tablehub.loadtest.context import WorkerContext
 from tablehub.loadtest.mirror import Mirror
 from tablehub.loadtest.stats import RunStats
+from tablehub.protocol.legal import COMPACT
 
 STALL_SECONDS = 30.0
 FINISH_WAIT = 10.0
@@ -226,13 +227,14 @@ class SeatPlayer:
             current = self._my_turn()
             if current is None:
                 return
-            choice = self.policy.pick(reply["actions"], current, self.seat, self.ctx.rng)
+            choice = self.policy.pick(reply, current, self.seat, self.ctx.rng)
             if choice is None:
                 choice = {"type": "resign"}
             self._send(choice, current)
 
         # Refused while the hub runs late (retry_ms): sent again after the backoff, like acts.
-        if not self.client.retrying("legal", got_legal, table=table):
+        # the compact form (protocol/README.md "Compact legal"), as both clients ask it
+        if not self.client.retrying("legal", got_legal, table=table, form=COMPACT):
             self.in_flight = False
 
     def _send(self, action: dict[str, Any], view: dict[str, Any]) -> None:

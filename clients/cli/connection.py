@@ -39,6 +39,7 @@ from websockets.asyncio.client import ClientConnection
 
 from tablehub.protocol import SUBPROTOCOLS, Codec
 from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.legal import COMPACT, listed_actions
 from tablehub.protocol.viewhash import view_hash
 
 log = logging.getLogger("tablehub.client")
@@ -294,9 +295,9 @@ class Connection:
         return int(reply["version"])
 
     async def legal(self, table: str) -> list[dict[str, Any]]:
-        reply = await self.request("legal", table=table)
-        actions: list[dict[str, Any]] = reply["actions"]
-        return actions
+        """Every action legal for our seat now, asked in the compact form
+        (protocol/README.md "Compact legal") and expanded."""
+        return listed_actions(await self.request("legal", table=table, form=COMPACT))
 
     async def legal_step(self, table: str, partial: dict[str, Any]) -> dict[str, Any]:
         """Staged ``legal`` (protocol/README.md "Staged legal"): the next field of

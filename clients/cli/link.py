@@ -35,6 +35,7 @@ from tablehub.clients.cli.errors import (
 from tablehub.clients.cli.numbering import seat_words
 from tablehub.clients.cli.tokens import SavedSeat, TokenStore
 from tablehub.protocol.codec import action_problem
+from tablehub.protocol.legal import COMPACT, listed_actions
 
 RECONNECT_SECONDS = 30.0
 SEAT_TAKEN_OVER = 4001
@@ -310,12 +311,13 @@ class Link:
     # -- requests --------------------------------------------------------------------------
 
     async def legal(self) -> tuple[list[dict[str, Any]], int]:
-        """This seat's legal actions now, and the version they were computed at."""
+        """This seat's legal actions now, and the version they were computed at (asked
+        in the compact form, protocol/README.md "Compact legal", and expanded)."""
         try:
-            reply = await self.conn.request("legal", table=self.table)
+            reply = await self.conn.request("legal", table=self.table, form=COMPACT)
         except websockets.ConnectionClosed as err:
             raise ConnectionError(str(err)) from None
-        return list(reply["actions"]), int(reply.get("version", -1))
+        return listed_actions(reply), int(reply.get("version", -1))
 
     async def legal_step(self, partial: dict[str, Any]) -> dict[str, Any]:
         """The choices for the next field of ``partial`` (staged ``legal``)."""

@@ -43,6 +43,7 @@
 //   message       raw message         every inbound message, after handling
 
 import { codecFor, MSGPACK } from './codec.js';
+import { COMPACT, listedActions } from './legal.js';
 import { Role, TableMirror } from './mirror.js';
 import { applyPatch } from './patch.js';
 import { viewHash } from './viewhash.js';
@@ -494,10 +495,13 @@ export class Client {
     return (await this.requestWithRetry('act', { table, action, version, key: newKey() })).version;
   }
 
-  /** The actions legal for your seat now: {actions, version}. */
+  /**
+   * The actions legal for your seat now: {actions, version} -- asked in the compact form
+   * (protocol/README.md "Compact legal") and expanded.
+   */
   async legal(table) {
-    const reply = await this.requestWithRetry('legal', { table });
-    return { actions: reply.actions, version: reply.version };
+    const reply = await this.requestWithRetry('legal', { table, form: COMPACT });
+    return { actions: listedActions(reply), version: reply.version };
   }
 
   /**
