@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from tablehub.protocol.viewhash import view_hash
 from tablehub.server.games import get_game
@@ -38,17 +38,69 @@ REPLAY_PAGE = 100
 """Versions one ``replay`` reply carries at most; a client asks again from where it ends."""
 CACHED_RECORDS = 16
 """Records of finished games kept built (a finished game never changes)."""
+BUILDING = 2
+"""Records and replay pages built at once, each in a thread off the event loop: pure
+Python, so more at once would only share the same cores and the loop's time."""
+WAITING = 16
+"""Asks waiting for a build at most; past that an ask is refused ``overloaded`` (a
+client sends it again after ``retry_ms``), so a flood of asks holds neither memory
+(no log is read before its build starts) nor the tables' time."""
+BUSY_RETRY_MS = 1000
 COUNTS_ROUNDS = frozenset({"nmbr9", "termite"})
 """Games whose board counts rounds (its ``round``: a 9-tower card, a Termite Towers day
 and night); a replay of any other game jumps by the table's turns (its ``turn``, which
 moves on whenever a new deadline starts: a number-row turn, a wall-duel move)."""
 
 
+T = TypeVar("T")
+
+
+class Builds:
+    """Builds of records and replay pages, BUILDING at once and WAITING more at most.
+
+    A build runs to its end even when its asker stops waiting (a closed connection):
+    its thread cannot be stopped, so its place is held until it ends."""
+
+    def __init__(self) -> None:
+        self._slots = asyncio.Semaphore(BUILDING)
+        self.asked = 0
+        """Builds running or waiting."""
+
+    def start(self, work: Callable[[], Awaitable[T]]) -> asyncio.Future[T]:
+        """``work`` under way, or ``overloaded`` when too many are already."""
+        if self.asked >= BUILDING + WAITING:
+            raise TableError(
+                "overloaded",
+                "the server is preparing many replays right now; try again in a moment",
+                BUSY_RETRY_MS,
+            )
+        self.asked += 1
+        job = asyncio.ensure_future(self._run(work))
+        job.add_done_callback(_retrieved)
+        return job
+
+    async def _run(self, work: Callable[[], Awaitable[T]]) -> T:
+        try:
+            async with self._slots:
+                return await work()
+        finally:
+            self.asked -= 1
+
+
+def _retrieved(job: asyncio.Future[Any]) -> None:
+    """A build nobody waits for any more ends quietly (its asker had its answer)."""
+    if not job.cancelled():
+        job.exception()
+
+
 class Replays:
     def __init__(self, store: Store, lookup: Callable[[str], LiveTable | None]) -> None:
         self.store = store
         self.lookup = lookup
+        self.builds = Builds()
         self._records: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._recording: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        """Records being built, by table: every ask for one waits for the same build."""
 
     async def _table(self, table_id: str) -> TableRecord:
         live = self.lookup(table_id)
@@ -75,14 +127,23 @@ class Replays:
                 "is given once it is",
             )
         cached = self._records.get(table_id)
-        if cached is None:
-            # pure and CPU-bound (a long 4-seat termite game: ~1 s): off the event loop
-            cached = await asyncio.to_thread(build, current, await self._log(current))
-            self._records[table_id] = cached
-            while len(self._records) > CACHED_RECORDS:
-                self._records.popitem(last=False)
-        self._records.move_to_end(table_id)
-        return cached
+        if cached is not None:
+            self._records.move_to_end(table_id)
+            return cached
+        job = self._recording.get(table_id)
+        if job is None:
+            job = self.builds.start(lambda: self._build(current))
+            self._recording[table_id] = job
+            job.add_done_callback(lambda _: self._recording.pop(table_id, None))
+        return await asyncio.shield(job)
+
+    async def _build(self, current: TableRecord) -> dict[str, Any]:
+        # pure and CPU-bound (a long 4-seat termite game: ~1 s): off the event loop
+        built = await asyncio.to_thread(build, current, await self._log(current))
+        self._records[current.table] = built
+        while len(self._records) > CACHED_RECORDS:
+            self._records.popitem(last=False)
+        return built
 
     async def replay(
         self,
@@ -116,8 +177,12 @@ class Replays:
                     "this table shows its spectators the game late: its replay opens when "
                     "the game is over",
                 )
-        log = await self._log(current)
-        found = await asyncio.to_thread(replay_page, current, log, seat, first, all_seeing)
+
+        async def page() -> dict[str, Any]:
+            log = await self._log(current)
+            return await asyncio.to_thread(replay_page, current, log, seat, first, all_seeing)
+
+        found = await asyncio.shield(self.builds.start(page))
         return {
             "table": current.table,
             "game": current.game,

@@ -53,6 +53,10 @@ CLOSE_FAULTS = {
 }
 """The gate's closes, in words for the log."""
 SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
+REPLAYS_AT_ONCE = 2
+"""``record`` and ``replay`` requests one connection may have under way (the hub also
+bounds them all: hub/replays.py ``Builds``)."""
+REPLAY_RETRY_MS = 500
 """Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
@@ -122,6 +126,7 @@ class Session:
         self._errors = WindowCounter()
         self._holders = holders if holders is not None else SeatHolders()
         self._pending = 0  # requests waiting for a table's answer
+        self._replaying = 0  # record and replay requests under way (REPLAYS_AT_ONCE)
         self.created: set[str] = set()  # tables this connection created (may add bots)
         self._unused: list[str] = []  # of those, the ones nobody had sat at when last seen
         self._closed_tables: set[str] = set()  # tables whose table_closed was queued
@@ -533,7 +538,7 @@ class Session:
         async def recorded() -> None:
             self.reply(msg["id"], record=await self.hub.replays.record(msg["table"]))
 
-        self._later(msg["id"], recorded)
+        self._replaying_later(msg["id"], recorded)
 
     def on_replay(self, msg: Message) -> None:
         """A table's views version by version (hub/replays.py says whose may be seen)."""
@@ -547,7 +552,26 @@ class Session:
             )
             self.reply(msg["id"], **found)
 
-        self._later(msg["id"], replayed)
+        self._replaying_later(msg["id"], replayed)
+
+    def _replaying_later(self, request_id: Any, work: Callable[[], Awaitable[None]]) -> None:
+        """A ``record`` or ``replay`` request (each rebuilds views from a whole game's
+        log): REPLAYS_AT_ONCE under way per connection, more refused ``overloaded``."""
+        if self._replaying >= REPLAYS_AT_ONCE:
+            refusal = SessionRefusal(
+                "overloaded", "wait for the answer to your other replay or record request"
+            )
+            refusal.retry_ms = REPLAY_RETRY_MS
+            raise refusal
+        self._replaying += 1
+
+        async def counted() -> None:
+            try:
+                await work()
+            finally:
+                self._replaying -= 1
+
+        self._later(request_id, counted)
 
     def on_leave(self, msg: Message) -> None:
         table = msg["table"]

@@ -527,9 +527,10 @@ export class Client {
     this.tables.delete(table);
   }
 
-  /** A finished table's game record (protocol/README.md "Game records"). */
+  /** A finished table's game record (protocol/README.md "Game records"); a busy
+   * server's `overloaded` is waited out (sent again after its `retry_ms`), as for `replay`. */
   async record(table) {
-    return (await this.request('record', { table })).record;
+    return (await this.requestWithRetry('record', { table })).record;
   }
 
   /**
@@ -538,7 +539,7 @@ export class Client {
    * -- {start: {version, view, hash, round}, moves, newest, round_name, ...}.
    */
   replay(table, { seat = null, from = 0, allSeeing = false } = {}) {
-    return this.request('replay', allSeeing ? { table, all_seeing: true, from } : { table, seat, from });
+    return this.requestWithRetry('replay', allSeeing ? { table, all_seeing: true, from } : { table, seat, from });
   }
 
   // -- waiting ---------------------------------------------------------------------------
