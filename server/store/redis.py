@@ -25,8 +25,9 @@ lives).
 
 A commit is one Lua script on the ``{T}`` keys: it checks the expected version and
 the caller's epoch, stores meta and log entry (and a state snapshot every
-``SNAPSHOT_EVERY`` versions and at the end), bumps the version and publishes the
-commit -- all or nothing.  The current state is the snapshot plus the log after it.
+``SNAPSHOT_EVERY`` versions and at the end), bumps the version, sets the expiry of a
+finished game's keys (``store/retention.py``) and publishes the commit -- all or
+nothing.  The current state is the snapshot plus the log after it.
 Commits from many tables are sent together: all commits requested during one loop
 iteration go out in one write on a connection of their own, the commit link
 (``redis_link.py``), whose replies settle them inside the loop's read callback (group
@@ -88,6 +89,10 @@ if ARGV[5] ~= '' then
   redis.call('LTRIM', KEYS[7], 0, {KEPT_SNAPSHOTS - 1})
 end
 if ARGV[8] ~= '' then redis.call('HSET', KEYS[8], ARGV[7], ARGV[8]) end
+if ARGV[9] ~= '' then
+  redis.call('LTRIM', KEYS[7], 0, 0)
+  for i = 9, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[9]) end
+end
 redis.call('PUBLISH', KEYS[6], ARGV[6])
 return 'ok'
 """
@@ -262,6 +267,9 @@ class RedisStore(Store):
             snapshot = pack({"version": record.version, "state": record.state})
         names = ("meta", "ver", "epoch", "log", "snap", "ch", "snaps", "keys")
         keys = [key(t, n) for n in names]
+        finished = str(record.status) == "finished"
+        if finished:  # expire with this commit, in its script (store/retention.py)
+            keys += retention.finished_keys(t)
         seat_keys = b""  # an act with a key: that seat's act keys, rewritten
         if "key" in entry:
             seat_keys = record.act_keys.encoded(entry["seat"])
@@ -274,15 +282,16 @@ class RedisStore(Store):
             _commit_message(meta, packed_entry, self._packed_process_id),
             entry.get("seat", 0),
             seat_keys,
+            self.keep_finished_s if finished else b"",
         ]
         index_ops: list[RedisCommand] = [("ZADD", self._index("tables", t), record.updated_ms, t)]
         if record.deadline is not None:
             index_ops.append(("ZADD", self._index("deadlines", t), record.deadline, t))
         else:
             index_ops.append(("ZREM", self._index("deadlines", t), t))
-        if str(record.status) == "finished":
+        if finished:
             listing = self._index("tables", t)
-            index_ops += retention.finished_ops(t, listing, record.updated_ms, self.keep_finished_s)
+            index_ops += retention.listing_ops(listing, record.updated_ms, self.keep_finished_s)
         loop = asyncio.get_running_loop()
         commit = PendingCommit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
         self._batch.append(commit)

@@ -5,10 +5,14 @@
   1,000): each is its final record, the record it was created with and its packed log
   (a few KB to a few hundred KB), so one process holds at most that many.
 * Redis stores keep a finished game for ``TABLEHUB_KEEP_FINISHED_DAYS`` (default 30):
-  the commit that finishes a table sets that expiry on every key of the table, keeps
-  only the final snapshot (the log rebuilds every version), and drops from the table
-  listing the entries older than the retention -- so Redis holds the games finished
-  within the retention, each about the size of its log, and nothing older.
+  the commit that finishes a table sets that expiry on every key of the table and
+  keeps only the final snapshot (the log rebuilds every version) inside its own commit
+  script (``store/redis.py``), so a finished game is never stored without its expiry:
+  the commit and the expiry are one atomic step, done or not done together.  Beside
+  it, the table listing drops its entries older than the retention (a listing trim
+  lost with its connection is done by the next game that finishes) -- so Redis holds
+  the games finished within the retention, each about the size of its log, and
+  nothing older.
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ def finished_seconds() -> int:
     return max(1, int(days * 86400))
 
 
-def finished_ops(table: str, listing: str, now_ms: int, keep_s: int) -> list[RedisCommand]:
-    """The commands that retire a table whose game just finished: its keys expire in
-    ``keep_s`` seconds, one snapshot stays, and the ``listing`` sorted set (the one
-    that lists this table) forgets every table not updated within the retention."""
-    ops: list[RedisCommand] = [("EXPIRE", key(table, name), keep_s) for name in FINISHED_KEYS]
-    ops.append(("LTRIM", key(table, "snaps"), 0, 0))
-    ops.append(("ZREMRANGEBYSCORE", listing, "-inf", now_ms - keep_s * 1000))
-    return ops
+def finished_keys(table: str) -> list[str]:
+    """The keys of ``table`` that the commit finishing its game sets to expire."""
+    return [key(table, name) for name in FINISHED_KEYS]
+
+
+def listing_ops(listing: str, now_ms: int, keep_s: int) -> list[RedisCommand]:
+    """Sent beside a finishing commit: the ``listing`` sorted set (the one that lists
+    the table) forgets every table not updated within the retention."""
+    return [("ZREMRANGEBYSCORE", listing, "-inf", now_ms - keep_s * 1000)]
