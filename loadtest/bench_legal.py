@@ -4,21 +4,24 @@ a fixed layout.
 Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
-act asks ``legal`` in the form its clients use -- the full list, or for Termite Towers
-the staged form (protocol/README.md "Staged legal") walked from ``{}`` along one path of
-choices to a complete action, each step one call -- and the move that seat's bot plays
-there is applied once (``Game.apply``, the state left as it was).  The figures are CPU
-time per call (``process_time``: a machine shared with other work does not inflate
-them; a garbage collection does), median and p99:
+act asks ``legal`` in the form its clients use -- the full list; for 9-tower the compact
+form (protocol/README.md "Compact legal": groups of flat ``x, y`` lists, what the
+clients ask for); for Termite Towers the staged form ("Staged legal") walked from ``{}``
+along one path of choices to a complete action, each step one call -- and the move
+that seat's bot plays there is applied once (``Game.apply``, the state left as it
+was).  The figures are CPU time per call (``process_time``: a machine shared with
+other work does not inflate them; a garbage collection does), median and p99:
 
-* ``legal``: the game's answer (``legal_actions`` / ``legal_step``);
+* ``legal``: the game's answer (``legal_actions`` / the compact encoder of
+  ``tables/compact.py`` / ``legal_step``);
 * ``served``: that answer and its ``ok`` frame as the hub writes it the first time
   (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
   the same version (the kept reply);
 * ``apply``: one move in the same positions.
 
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
-median; the full list is printed beside the staged form for Termite Towers.
+median; the full list is printed beside the compact form for 9-tower and the staged
+form for Termite Towers.
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -37,12 +40,14 @@ from collections.abc import Callable
 from typing import Any
 
 from tablehub.protocol.codec import SUBPROTOCOLS
+from tablehub.protocol.legal import count
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
 from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.bot import easy_action
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.games.rng import Rng
+from tablehub.server.tables.compact import ENCODERS
 from tablehub.server.tables.legal_cache import LegalReply, ok_frame
 
 SEED = 3
@@ -60,6 +65,7 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
 PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
     ("brix", 2, {}, "full"),
     ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),  # into the move phase
+    ("nmbr9", 2, {}, "compact"),
     ("nmbr9", 2, {}, "full"),
     ("completto", 3, {}, "full"),
     ("termite", 2, {}, "staged"),
@@ -100,6 +106,10 @@ def _full(game: Game, state: State, seat: int) -> dict[str, Any]:
     return {"actions": game.legal_actions(state, seat)}
 
 
+def _compact(game: Game, state: State, seat: int) -> dict[str, Any]:
+    return {"groups": ENCODERS[game.id](state, seat)}
+
+
 def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
     return dict(game.legal_step(state, seat, chosen))
 
@@ -134,9 +144,10 @@ def bench_games(games: int) -> None:
             version = 0
             while not (status := game.status(state))["finished"]:
                 for seat in status["to_act"]:
-                    if form == "full":
-                        listed = samples.ask(functools.partial(_full, game, state, seat), version)
-                        samples.largest = max(samples.largest, len(listed["actions"]))
+                    if form != "staged":
+                        answer = _compact if form == "compact" else _full
+                        listed = samples.ask(functools.partial(answer, game, state, seat), version)
+                        samples.largest = max(samples.largest, count(listed))
                     else:
                         staged_walk(game, state, seat, rng, samples)
                     move = game.bot_move(state, seat, game.fast_bot_level)
@@ -206,6 +217,8 @@ def main() -> None:
     )
     print(f"current card: {card}; legal placements: {len(legal)}")
     report("legal_actions (15 tiles)", timings(lambda: GAME.legal_actions(state, 0), args.calls))
+    compact = ENCODERS[GAME.id]
+    report("compact legal (15 tiles)", timings(lambda: compact(state, 0), args.calls))
     counts = {d: len(legal_placements(tiles, d)) for d in range(10)}
     print(f"legal placements per digit on this layout: {counts}")
     report(

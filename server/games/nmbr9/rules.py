@@ -43,6 +43,7 @@ layout's 205 placements take about 0.08 ms (``python -m tablehub.loadtest.bench_
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from itertools import chain, compress, repeat
 from typing import Any
@@ -234,6 +235,16 @@ def _and_shifted(mask: int, shifts: tuple[int, ...]) -> int:
     return out
 
 
+def _and_shifted_within(offsets: int, mask: int, shifts: tuple[int, ...]) -> int:
+    """The offsets among ``offsets`` putting every square on a cell of ``mask`` (few
+    offsets: the first shift usually leaves none)."""
+    for s in shifts:
+        offsets &= mask >> s
+        if not offsets:
+            break
+    return offsets
+
+
 def _or_shifted(mask: int, shifts: tuple[int, ...]) -> int:
     """The offsets putting some square (``shifts``) on a cell of ``mask``."""
     out = 0
@@ -288,7 +299,7 @@ def _legal_masks(
                 fits &= _or_shifted(near, shifts)
             for top in tops:  # all squares on one tile: one support only
                 if fits:
-                    fits &= ~_and_shifted(top, shifts)
+                    fits &= ~_and_shifted_within(fits, top, shifts)
             masks.append(fits)
         if any(masks):
             levels.append((level, masks))
@@ -333,9 +344,9 @@ def _rows(cells: bytes, y0: int, stride: int) -> Iterator[tuple[int, bytes]]:
         y += 1
 
 
-def _in_bounds(x0: int, y0: int, stride: int, size: int) -> bool:
-    """Whether every offset of the frame is within ``BOUND``."""
-    return x0 >= -BOUND and x0 + stride <= BOUND and y0 >= -BOUND and y0 + size // stride <= BOUND
+def _in_bounds(x0: int, y0: int, stride: int, size: int, bound: int = BOUND) -> bool:
+    """Whether every offset of the frame is within ``bound``."""
+    return x0 >= -bound and x0 + stride <= bound and y0 >= -bound and y0 + size // stride <= bound
 
 
 def legal_placements(tiles: list[Tile], digit: int) -> list[Placement]:
@@ -379,54 +390,89 @@ def legal_actions(tiles: list[Tile], digit: int) -> list[Action]:
     return out
 
 
-_BITS = bytes.maketrans(b"01", b"\0\1")
-"""A mask's binary digits (``format(mask, "b")``) to bytes 0 and 1, for ``compress``."""
 _FRAMES: dict[int, tuple[bytes, bytes]] = {}
-"""Per row stride: each cell's column and row in the frame, one byte each (a layout of
+"""Per row stride: each cell's column and row in the frame, a byte per cell (a layout of
 ``ROUNDS`` tiles spans at most ``4 * ROUNDS`` cells, its frame ``4 * ROUNDS + 3 *
 REACH``: under 256 both ways)."""
+_FRAME_ROWS = 128
+_BYTES = bytes(range(256))
+_SPREAD_ALL = bytes.maketrans(b"01", b"\0\xff")
+"""A mask's binary digits (``format(mask, "b")``) to bytes 0 and 255."""
+NEAR = 127
+"""The frames whose offsets all lie within -NEAR..NEAR are read as signed bytes."""
+_NOT_CHOSEN = 0x80
+"""A signed byte no offset within NEAR is (-128)."""
+_DROP = bytes((_NOT_CHOSEN,))
 
 
 def _frame(stride: int) -> tuple[bytes, bytes]:
     frame = _FRAMES.get(stride)
     if frame is None:
-        columns = bytes(range(stride)) * 256
-        rows = bytes(chain.from_iterable(repeat(row, stride) for row in range(256)))
+        columns = bytes(range(stride)) * _FRAME_ROWS
+        rows = bytes(chain.from_iterable(repeat(row, stride) for row in range(_FRAME_ROWS)))
         frame = _FRAMES[stride] = columns, rows
     return frame
+
+
+def _offsets(table: bytes, start: int, cells: int) -> int:
+    """``table``'s first ``cells`` bytes plus ``start`` (mod 256) as one integer."""
+    shifted = table[:cells].translate(_BYTES[start & 0xFF :] + _BYTES[: start & 0xFF])
+    return int.from_bytes(shifted, "little")
 
 
 def legal_groups(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     """:func:`legal_actions` in the compact form of ``legal`` (protocol/README.md
     "Compact legal"): one group per level and rotation with placements, highest level
-    first, its ``x, y`` pairs flat in one list in bit order (by y, then x), read off the
-    masks with no map built per placement."""
+    first, its ``x, y`` pairs flat in one list in bit order (by y, then x).
+
+    No Python step per cell or per placement when the frame lies within ``NEAR``: the
+    frame's offsets as signed bytes (one per cell, in one integer per axis); a mask's
+    bits spread to bytes of 255 select, by ``&`` on whole integers, the chosen cells'
+    bytes, the others become :data:`_NOT_CHOSEN`; deleting those leaves the chosen
+    offsets in order, read back as signed bytes."""
     if not tiles:
         return [_group(rot, [0, 0]) for rot in DISTINCT_ROTATIONS[digit]]
     x0, y0, stride, size, levels = _legal_masks(tiles, digit)
+    if not _in_bounds(x0, y0, stride, size, NEAR):
+        return _far_groups(x0, y0, stride, size, levels)
     columns, rows = _frame(stride)
-    inside = _in_bounds(x0, y0, stride, size)
+    xs_all = _offsets(columns, x0, size)
+    ys_all = _offsets(rows, y0, size)
+    unchosen = int.from_bytes(_DROP * size, "little")
     groups = []
     for _, masks in levels:
         for rot, mask in enumerate(masks):
             if not mask:
                 continue
-            digits = format(mask, "b")[::-1].encode().translate(_BITS)
-            xs = list(map(x0.__add__, compress(columns, digits)))
-            ys = list(map(y0.__add__, compress(rows, digits)))
-            if not inside:
-                kept = [
-                    -BOUND <= x <= BOUND and -BOUND <= y <= BOUND
-                    for x, y in zip(xs, ys, strict=True)
-                ]
-                xs = list(compress(xs, kept))
-                ys = list(compress(ys, kept))
-                if not xs:
-                    continue
-            values = [0] * (2 * len(xs))
-            values[0::2] = xs
-            values[1::2] = ys
-            groups.append(_group(rot, values))
+            chosen = int.from_bytes(
+                format(mask, "b")[::-1].encode().translate(_SPREAD_ALL), "little"
+            )
+            xs = (unchosen ^ ((xs_all ^ unchosen) & chosen)).to_bytes(size, "little")
+            ys = (unchosen ^ ((ys_all ^ unchosen) & chosen)).to_bytes(size, "little")
+            values = array("b", bytes(2 * mask.bit_count()))
+            values[0::2] = array("b", xs.translate(None, _DROP))
+            values[1::2] = array("b", ys.translate(None, _DROP))
+            groups.append(_group(rot, values.tolist()))
+    return groups
+
+
+def _far_groups(
+    x0: int, y0: int, stride: int, size: int, levels: list[tuple[int, list[int]]]
+) -> list[dict[str, Any]]:
+    """:func:`legal_groups` for a frame beyond ``NEAR``: the offsets read one by one,
+    those beyond ``BOUND`` left out."""
+    groups = []
+    for _, masks in levels:
+        for rot, mask in enumerate(masks):
+            values = []
+            while mask:
+                low = mask & -mask
+                y, x = divmod(low.bit_length() - 1, stride)
+                if -BOUND <= x0 + x <= BOUND and -BOUND <= y0 + y <= BOUND:
+                    values += (x0 + x, y0 + y)
+                mask ^= low
+            if values:
+                groups.append(_group(rot, values))
     return groups
 
 

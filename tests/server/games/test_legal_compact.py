@@ -106,8 +106,8 @@ def test_nine_tower_groups_for_every_digit_on_random_layouts() -> None:
                 assert levels == sorted(levels, reverse=True), "highest level first"
 
 
-def test_nine_tower_groups_respect_the_coordinate_bound() -> None:
-    for corner in ((1000, 1000, 0), (-1000, -1000, 1), (998, -1000, 2)):
+def test_nine_tower_groups_far_from_the_origin_and_at_the_coordinate_bound() -> None:
+    for corner in ((200, -300, 0), (1000, 1000, 0), (-1000, -1000, 1), (998, -1000, 2)):
         tiles = build([(1, *corner)])
         for digit in (0, 1, 8):
             groups = legal_groups(tiles, digit)
