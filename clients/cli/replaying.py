@@ -180,6 +180,8 @@ class ReplayScreen:
         lines = [
             f"tablehub · replay of {self.game_name} · hidden from the players at move {self.at}"
         ]
+        if "revealed" not in view.get("board", {}):
+            lines.append("Nothing is hidden in this game: every player sees the whole table.")
         for part in view.get("board", {}).get("revealed", []):
             what = (
                 part["what"]

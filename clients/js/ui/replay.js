@@ -177,8 +177,12 @@ export function mountReplay(root, app, table, { seat: wanted = null } = {}) {
 
   /** What was hidden at this move (the all-seeing view's `revealed`), in words. */
   function showHidden(revealed) {
-    hidden.hidden = !revealed;
-    if (!revealed) return;
+    hidden.hidden = audience !== ALL_SEEING;
+    if (hidden.hidden) return;
+    if (!revealed) {
+      replace(hidden, h('p', {}, 'Nothing is hidden in this game: every player sees the whole table.'));
+      return;
+    }
     replace(
       hidden,
       h('h3', {}, 'Hidden from the players at this move'),

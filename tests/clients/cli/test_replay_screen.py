@@ -136,3 +136,31 @@ async def test_a_game_still_on_has_no_all_seeing_view(hub: RunningHub, tmp_path:
     assert code == 0, err
     assert "opens only when the game is over" in out and "as the spectators" in out
     await player.close()
+
+
+async def test_all_seeing_shows_every_termite_hand_and_says_when_nothing_is_hidden(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    table, last = await bot_game(hub, "termite", 2, seed=4)
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json",
+        "replay",
+        table,
+        "--url",
+        hub.url,
+        stdin=f"v {last // 2}\na\nq\n".encode(),
+    )
+    assert code == 0, err
+    *_, spectators, everything, _ = out.split("replay> ")
+    assert "as the spectators" in spectators and "as everything (all-seeing)" in everything
+    for frame, hidden in ((spectators, True), (everything, False)):
+        hands = [line for line in frame.splitlines() if "blueprints in hand:" in line]
+        assert len(hands) == 2, frame
+        assert all(("card(s)" in line) == hidden for line in hands), hands
+
+    table, _ = await bot_game(hub, "nmbr9", 2, seed=4)
+    code, out, err = await run_cli(
+        tmp_path / "tokens.json", "replay", table, "--url", hub.url, stdin=b"a\nh\nq\n"
+    )
+    assert code == 0, err
+    assert "Nothing is hidden in this game: every player sees the whole table." in out
