@@ -142,9 +142,11 @@ class Ownership:
                         "the same key",
                         1000,
                     ) from None
-                if live.actor is not None or await self.try_own(live):
-                    assert live.actor is not None
-                    return await live.actor.submit(command_from_plain(plain))
+                if live.actor is None:
+                    await self.try_own(live)
+                actor = live.actor  # (one taken over may have stopped again meanwhile)
+                if actor is not None:
+                    return await actor.submit(command_from_plain(plain))
                 continue
             if "error" in reply:
                 error = reply["error"]

@@ -26,6 +26,7 @@ it never touches a later owner.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -59,17 +60,23 @@ class LeaseKeeper:
         lease_ms: int,
         key_of: Callable[[str], str],
         on_lost: Callable[[str, int], None],
-        client: redis.Redis | redis.RedisCluster | None = None,
+        connect: Callable[[], redis.Redis | redis.RedisCluster] | None = None,
     ) -> None:
-        """``client``: a synchronous client for the thread (by default one for ``url``;
-        a ``redis.RedisCluster`` on Redis Cluster)."""
+        """``connect``: makes the thread's synchronous client (by default one for
+        ``url``; a ``redis.RedisCluster`` on Redis Cluster), again after renewal failed
+        for a whole lease (a client can stay stuck on a node that left)."""
         self.process_id = process_id
         self.lease_ms = lease_ms
         self.interval = lease_ms / 4000
         self._key_of = key_of
         self._on_lost = on_lost
-        self._client = client or redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
+        self._connect = connect or (
+            lambda: redis.Redis.from_url(url, socket_timeout=lease_ms / 2000)
+        )
+        self._client = self._connect()
         self._leases: dict[str, int] = {}
+        self._since: dict[str, float] = {}
+        """When each lease was last known to be held: taken, or last renewed."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -92,6 +99,7 @@ class LeaseKeeper:
     def hold(self, table: str, epoch: int) -> None:
         with self._lock:
             self._leases[table] = epoch
+            self._since[table] = time.monotonic()
 
     def drop(self, table: str, epoch: int) -> bool:
         """Stop renewing the table's lease of ``epoch``; whether it was held."""
@@ -99,6 +107,7 @@ class LeaseKeeper:
             if self._leases.get(table) != epoch:
                 return False
             del self._leases[table]
+            del self._since[table]
             return True
 
     def held(self) -> dict[str, int]:
@@ -121,6 +130,7 @@ class LeaseKeeper:
                 self._renew_all(leases)
 
     def _renew_all(self, leases: dict[str, int]) -> None:
+        sent = time.monotonic()
         try:
             pipe = self._client.pipeline(transaction=False)
             for table, epoch in leases.items():  # EVAL: a promoted replica has no script cache
@@ -128,29 +138,50 @@ class LeaseKeeper:
                 lease = self._key_of(table)
                 pipe.execute_command("EVAL", RENEW, 2, lease, lease + UNHEARD, token, self.lease_ms)
             results = pipe.execute()
-        except redis.RedisError as err:  # Redis away: commits will be refused as well
+        except Exception as err:  # Redis away (the cluster client raises non-RedisErrors too)
             if not self.renew_failing:
                 log.warning("lease renewal failed: %s", err)
             self.renew_failing = True
+            self._let_lapse(leases)
             return
         self.renew_failing = False
         for (table, epoch), renewed in zip(leases.items(), results, strict=True):
-            if renewed != 1:
+            if renewed == 1:
                 with self._lock:
-                    if self._leases.get(table) != epoch:
-                        continue  # released meanwhile
-                    del self._leases[table]
-                if renewed == 0:
-                    log.warning("lost the lease of table %s", table)
-                else:
-                    log.warning(
-                        "gave table %s up: another process's requests to it went unanswered",
-                        table,
-                    )
-                metrics.LEASES_LOST.inc()
-                assert self._loop is not None
-                try:
-                    self._loop.call_soon_threadsafe(self._on_lost, table, epoch)
-                except RuntimeError:  # the loop is closed: the process is stopping
-                    self._stop.set()
-                    return
+                    if self._leases.get(table) == epoch:
+                        self._since[table] = sent
+            elif renewed == 0:
+                self._lose(table, epoch, "lost the lease of table %s")
+            else:
+                self._lose(
+                    table, epoch, "gave table %s up: another process's requests went unanswered"
+                )
+
+    def _let_lapse(self, leases: dict[str, int]) -> None:
+        """Renewal failed: a lease not renewed for a whole lease has expired in Redis,
+        and another process may run its table now.  Its actor here must stop (it would
+        go on answering from a stale table), and the client is made anew."""
+        deadline = time.monotonic() - self.lease_ms / 1000
+        with self._lock:
+            lapsed = [(t, e) for t, e in leases.items() if self._since.get(t, deadline) < deadline]
+        for table, epoch in lapsed:
+            self._lose(table, epoch, "the lease of table %s lapsed: it could not be renewed")
+        if lapsed:
+            with contextlib.suppress(Exception):
+                self._client.close()
+            self._client = self._connect()
+
+    def _lose(self, table: str, epoch: int, why: str) -> None:
+        """Report a lease no longer held to the loop (once)."""
+        with self._lock:
+            if self._leases.get(table) != epoch:
+                return  # released meanwhile
+            del self._leases[table]
+            del self._since[table]
+        log.warning(why, table)
+        metrics.LEASES_LOST.inc()
+        assert self._loop is not None
+        try:
+            self._loop.call_soon_threadsafe(self._on_lost, table, epoch)
+        except RuntimeError:  # the loop is closed: the process is stopping
+            self._stop.set()

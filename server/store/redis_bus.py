@@ -111,7 +111,7 @@ class RedisBus(Bus):
             LEASE_MS,
             lambda t: key(t, "lease"),
             self._lease_lost,
-            self._lease_client(),
+            self._lease_client,
         )
         self._watchers: dict[str, Callable[[RemoteCommit], None]] = {}
         self._inbox_handlers: dict[str, Callable[[dict[str, Any]], Any]] = {}

@@ -11,6 +11,7 @@ import websockets
 
 from tablehub.server.store import redis_bus as redis_store
 from tablehub.server.store.leases import LeaseKeeper
+from tests.cluster.test_outage import RestartableRedis
 from tests.conftest import start_hub, stop_hub
 
 
@@ -57,6 +58,32 @@ async def test_a_lease_taken_by_another_process_is_reported_on_the_loop(redis_ur
     finally:
         keeper.stop()
         await client.aclose()
+
+
+async def test_a_lease_renewal_cannot_reach_for_a_whole_lease_is_given_up_on_the_loop() -> None:
+    """Past a lease without a renewal the lease has expired in Redis and another process
+    may run the table: its owner must stop (an actor left running would answer ``legal``
+    from a table others have moved on), not wait for a renewal that says so."""
+    server = RestartableRedis()
+    server.start()
+    client = aioredis.Redis.from_url(server.url)
+    lost: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+    keeper = LeaseKeeper(
+        server.url, "proc", 400, lambda t: f"lease-test:{t}", lambda t, e: lost.put_nowait((t, e))
+    )
+    try:
+        await client.set("lease-test:c", "proc:1", px=400)
+        keeper.hold("c", 1)
+        keeper.start(asyncio.get_running_loop())
+        server.kill()  # Redis is gone: nothing renews the lease, which expires there
+
+        assert await asyncio.wait_for(lost.get(), 10) == ("c", 1)
+        assert keeper.held() == {}
+        assert keeper.refusing_tables is not None
+    finally:
+        keeper.stop()
+        await client.aclose()
+        server.stop()
 
 
 async def test_a_late_hub_refuses_new_tables_with_a_retry_hint(redis_url: str) -> None:
