@@ -85,6 +85,13 @@ class Player:
     acked_at: list[float] = field(default_factory=list)
     in_a_row: int = 0
     reconnects: int = 0
+    doing: str = "starting"
+    """What the player is doing now (said when a game does not finish)."""
+
+    def __str__(self) -> str:
+        mirror = self.conn.tables.get(self.table)
+        seen = f"v{mirror.version}" if mirror is not None else "nothing"
+        return f"table {self.table} via {self.url}: {self.doing}; it has seen {seen}"
 
     async def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
         """One request and its reply; after a retryable refusal, wait its ``retry_ms``
@@ -113,6 +120,7 @@ class Player:
     async def play(self) -> None:
         """Place a tile whenever ``legal`` offers one, until the game is over."""
         while True:
+            self.doing = "asking legal"
             legal = await self.ask("legal")
             if legal["t"] == "error":
                 assert legal["code"] in (*RETRYABLE, "closed"), legal
@@ -120,7 +128,9 @@ class Player:
             if legal["actions"]:
                 await self.act(legal["version"], legal["actions"][len(legal["actions"]) // 2])
                 continue
+            self.doing = f"waiting for the table to pass v{legal['version']} (legal: no actions)"
             if await self.moved_on(legal["version"]):
+                self.doing = "finished"
                 return
 
     async def moved_on(self, version: int) -> bool:
@@ -152,6 +162,7 @@ class Player:
         """Send the act; a keyed one is resent unchanged after a retryable refusal, a
         keyless one is decided again from a fresh ``legal`` (the caller's loop)."""
         key = new_key() if self.keyed else None
+        self.doing = f"placing a tile offered at v{legal_version}"
         while True:
             fields: dict[str, Any] = {"action": action}
             if key is not None:
@@ -257,6 +268,9 @@ async def bad_day(
                 outage_at.append(time.monotonic())
                 await outage(i)
             await games
+    except TimeoutError:
+        stuck = "\n".join(str(p) for p in players if p.doing != "finished")
+        raise AssertionError(f"games not finished in {GAME_BUDGET_S:.0f} s:\n{stuck}") from None
     finally:
         games.cancel()
     audit = Audit()
