@@ -39,6 +39,9 @@ The masks are laid out row by row along y (cell ``(x, y)`` is bit ``(y - y0) * s
 order with no sort: a level's masks become one byte per cell holding the rotations
 legal there as bits, and the cells that have some are read off row by row.  A 15-tile
 layout's 205 placements take about 0.08 ms (``python -m tablehub.loadtest.bench_legal``).
+``legal_groups`` (the compact form of ``legal``, protocol/README.md "Compact legal")
+reads the same masks into flat ``x, y`` lists per level and rotation with no Python step
+per placement: see its docstring.
 """
 
 from __future__ import annotations
