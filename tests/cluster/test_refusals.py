@@ -54,7 +54,12 @@ GAME_BUDGET_S = 180.0
 """A game takes seconds even with the outages; one not finished by then is wedged."""
 STUCK_AFTER = 60
 """Retryable refusals in a row to one seat after which the table counts as stuck."""
-RETRYABLE = ("overloaded", "unavailable")
+RETRYABLE = ("overloaded", "unavailable", "rate_limited")
+"""Refusals a client sends again after a pause (``rate_limited``: the connection went
+over its rate -- a ``legal`` asked again and again while a table's old owner still
+answers it in the moments before it notices its lease is gone)."""
+BACKOFF_S = 0.2
+"""The protocol's "short backoff" where a refusal gives no ``retry_ms``."""
 
 
 @dataclass
@@ -112,7 +117,7 @@ class Player:
                 f"table {self.table} is stuck for seat {self.conn.seats[self.table]}: "
                 f"{self.in_a_row} refusals in a row, the last {code}: {reply['message']}"
             )
-            await asyncio.sleep(reply["retry_ms"] / 1000)
+            await asyncio.sleep(reply.get("retry_ms", BACKOFF_S * 1000) / 1000)
         else:
             self.in_a_row = 0
         return reply
