@@ -40,9 +40,29 @@ def store_error(err: BaseException) -> StoreError:
     could not be reached (retryable), else :class:`StoreError`."""
     if isinstance(err, StoreError):
         return err
-    if isinstance(err, _UNREACHABLE) or _closed_connection(err):
+    if isinstance(err, _UNREACHABLE) or _closed_connection(err) or _in_handshake(err):
         return StoreUnavailable(f"redis is unreachable: {err}")
     return StoreError(f"redis refused: {err}")
+
+
+_HANDSHAKE = frozenset({"connect", "connect_check_health", "on_connect", "on_connect_check_health"})
+"""redis-py's functions that open a connection and greet the server."""
+
+
+def _in_handshake(err: BaseException) -> bool:
+    """An error while redis-py opened a connection: the connection was never usable,
+    whatever the answer that broke it off (after a node restarted, a reopened
+    connection was seen reading an earlier greeting's refusal of ``CLIENT SETINFO`` as
+    the answer to ``HELLO``)."""
+    if not isinstance(err, redis_errors.ResponseError):
+        return False
+    tb = err.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name in _HANDSHAKE and code.co_filename.startswith(_DRIVER_DIRS):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _closed_connection(err: BaseException) -> bool:

@@ -37,6 +37,22 @@ def test_a_refusal_is_a_store_error_not_the_store_out_of_reach() -> None:
     assert isinstance(refused, StoreError) and not isinstance(refused, StoreUnavailable)
 
 
+async def test_a_refusal_while_a_connection_is_opened_is_the_store_out_of_reach(
+    redis_url: str,
+) -> None:
+    """A connection whose greeting failed was never usable: the store out of reach, not
+    a bug (a node restarting under redis-py once broke a reopened pub/sub connection's
+    greeting off with an earlier greeting's answer; a refused client name does the same
+    here, for real)."""
+    client = redis.asyncio.Redis.from_url(redis_url, client_name="two words")
+    try:
+        with pytest.raises(redis.exceptions.ResponseError) as refused:
+            await client.ping()
+    finally:
+        await client.aclose()
+    assert isinstance(store_error(refused.value), StoreUnavailable)
+
+
 async def test_translated_calls_raise_the_stores_errors() -> None:
     @translated
     async def closed() -> None:
