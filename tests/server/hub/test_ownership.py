@@ -53,7 +53,8 @@ async def test_an_owner_deaf_to_its_inbox_gives_the_table_up_to_the_process_it_i
     sender marks the lease unheard, the owner gives the table up at its next renewal and
     the sender takes it over; the request is answered, not refused."""
     monkeypatch.setattr(ownership, "UNHEARD_AFTER_S", 1.0)
-    owner = Hub(RedisStore(redis_url), bot_workers=0)
+    owner_store = RedisStore(redis_url)
+    owner = Hub(owner_store, bot_workers=0)
     sender = Hub(RedisStore(redis_url), bot_workers=0)
     await owner.start()
     await sender.start()
@@ -65,7 +66,7 @@ async def test_an_owner_deaf_to_its_inbox_gives_the_table_up_to_the_process_it_i
         heard = await sender.submit(table_id, Legal(seat=0))  # forwarded, answered
         assert "actions" in heard
 
-        await owner.store.bus._unsubscribe(key(table_id, "in"))  # the subscription is lost
+        await owner_store.bus._unsubscribe(key(table_id, "in"))  # the subscription is lost
         answer = await sender.submit(table_id, Legal(seat=0))
 
         assert answer["actions"] == heard["actions"]
