@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from typing import Any
 
 from tablehub.server.games.base import Action, IllegalAction
@@ -394,10 +394,11 @@ def legal_actions(tiles: list[Tile], digit: int) -> list[Action]:
 
 
 _FRAMES: dict[int, tuple[bytes, bytes]] = {}
-"""Per row stride: each cell's column and row in the frame, a byte per cell (a layout of
-``ROUNDS`` tiles spans at most ``4 * ROUNDS`` cells, its frame ``4 * ROUNDS + 3 *
-REACH``: under 256 both ways)."""
+"""Per row stride: each cell's column and row in the frame, a byte per cell, for frames
+of up to ``_FRAME_ROWS`` rows (a layout of ``ROUNDS`` tiles spans at most ``4 *
+ROUNDS`` rows, its frame ``4 * ROUNDS + 3 * REACH``)."""
 _FRAME_ROWS = 128
+_ROW_BYTES = tuple(bytes((row,)) for row in range(_FRAME_ROWS))
 _BYTES = bytes(range(256))
 _SPREAD_ALL = bytes.maketrans(b"01", b"\0\xff")
 """A mask's binary digits (``format(mask, "b")``) to bytes 0 and 255."""
@@ -412,7 +413,7 @@ def _frame(stride: int) -> tuple[bytes, bytes]:
     frame = _FRAMES.get(stride)
     if frame is None:
         columns = bytes(range(stride)) * _FRAME_ROWS
-        rows = bytes(chain.from_iterable(repeat(row, stride) for row in range(_FRAME_ROWS)))
+        rows = b"".join(map(bytes.__mul__, _ROW_BYTES, repeat(stride, _FRAME_ROWS)))
         frame = _FRAMES[stride] = columns, rows
     return frame
 
@@ -436,7 +437,7 @@ def legal_groups(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     if not tiles:
         return [_group(rot, [0, 0]) for rot in DISTINCT_ROTATIONS[digit]]
     x0, y0, stride, size, levels = _legal_masks(tiles, digit)
-    if not _in_bounds(x0, y0, stride, size, NEAR):
+    if not _in_bounds(x0, y0, stride, size, NEAR) or size > stride * _FRAME_ROWS:
         return _far_groups(x0, y0, stride, size, levels)
     columns, rows = _frame(stride)
     xs_all = _offsets(columns, x0, size)

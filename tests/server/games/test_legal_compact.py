@@ -115,3 +115,9 @@ def test_nine_tower_groups_far_from_the_origin_and_at_the_coordinate_bound() -> 
             assert keys(expand(groups)) == keys(legal_actions(tiles, digit))
             values = [v for group in groups for v in group["values"]]
             assert all(-1000 <= v <= 1000 for v in values)
+
+
+def test_nine_tower_groups_of_a_layout_taller_than_any_game_makes() -> None:
+    tiles = build([(1, 0, 4 * k - 64, 0) for k in range(32)])  # 137 rows, within -127..127
+    for digit in (1, 6):
+        assert keys(expand(legal_groups(tiles, digit))) == keys(legal_actions(tiles, digit))
