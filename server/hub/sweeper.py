@@ -49,9 +49,32 @@ class Sweeper:
             if live.actor is None:
                 await self.ownership.try_own(live)
         if check_versions:
-            live_tables = self.directory.live
-            watched = [t for t, live in live_tables.items() if live.actor is None]
-            latest = await self.bus.latest_versions(watched)
-            for table_id, version in latest.items():
-                if version > live_tables[table_id].version:
+            await self.check_versions()
+
+    async def check_versions(self) -> None:
+        """Compare every served table's version with the store's: a table nobody runs
+        here that is behind (a commit message missed) is reloaded; an idle actor whose
+        version is not the store's is stale -- the table moved on without it, or the
+        store lost versions it made in a failover -- and is dropped, so the table is
+        reloaded and run from what the store holds.  (An actor with commands queued or
+        being stored is left alone: its own commit may be under way.)"""
+        live_tables = self.directory.live
+        latest = await self.bus.latest_versions(list(live_tables))
+        for table_id, version in latest.items():
+            live = live_tables.get(table_id)
+            if live is None:
+                continue
+            actor = live.actor
+            if actor is None:
+                if version > live.version:
                     await self.mirror.reload(table_id)
+                continue
+            if actor.idle and version != actor.record.version:
+                log.warning(
+                    "table %s: the store holds version %d and our actor %d: dropping it",
+                    table_id,
+                    version,
+                    actor.record.version,
+                )
+                live.lose()
+                await self.mirror.reload(table_id)

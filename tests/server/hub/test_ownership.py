@@ -12,7 +12,7 @@ import pytest
 from tablehub.server.hub import Hub, ownership
 from tablehub.server.store.redis import RedisStore
 from tablehub.server.store.redis_keys import key
-from tablehub.server.tables.core import Legal
+from tablehub.server.tables.core import Join, Legal
 from tablehub.server.tables.journal import StoreUnavailable
 
 
@@ -75,4 +75,38 @@ async def test_an_owner_deaf_to_its_inbox_gives_the_table_up_to_the_process_it_i
         assert owned.actor is None, "the deaf owner gave it up"
     finally:
         await sender.stop()
+        await owner.stop()
+
+
+async def test_an_idle_actor_the_store_moved_past_is_dropped_and_its_table_reloaded(
+    redis_url: str,
+) -> None:
+    """An actor whose lease lapsed unnoticed (its renewal thread stuck, say) while another
+    process took the table and committed -- the commit's message lost, as in a failover --
+    must not go on answering from its old table: the sweeper's version check finds the
+    store ahead of it, drops it and reloads the table."""
+    owner_store = RedisStore(redis_url)
+    owner = Hub(owner_store, bot_workers=0)
+    other = Hub(RedisStore(redis_url), bot_workers=0)
+    await owner.start()
+    await other.start()
+    try:
+        table_id = await owner.create_table("nmbr9", 2, {})
+        await owner.submit(table_id, Join("ann", None, None))
+        stale = owner.loaded(table_id)
+        assert stale is not None and stale.actor is not None
+        version = stale.actor.record.version
+
+        owner_store.bus._leases.stop()  # the renewal thread stops: nobody notices the lapse
+        await owner_store.redis.delete(key(table_id, "lease"))  # ... and the lease lapses
+        await owner_store.bus._unsubscribe(key(table_id, "ch"))  # commits there go unheard
+        await other.submit(table_id, Join("bo", None, None))  # taken over and committed
+        assert stale.actor is not None and stale.actor.record.version == version
+
+        await owner.sweeper.check_versions()
+
+        assert stale.actor is None, "the stale actor was dropped"
+        assert stale.version == version + 1, "the table was reloaded from the store"
+    finally:
+        await other.stop()
         await owner.stop()
