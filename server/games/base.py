@@ -12,11 +12,14 @@ legal, the move table), ``views``, ``bot`` -- plus its own domain modules
 
 Rules for engine authors:
 
-* A move never mutates its input state.  It returns a new state (it may share
-  unchanged sub-objects with the old one, see :func:`clone`) and a list of public
-  events.
+* A move's fields are declared once, in the game's action schema
+  (protocol/v1/games/<id>/action.json); the base checks them (:mod:`.fields`).
+* A move's rules change a private copy of the state the base made (the game's
+  ``MoveTable.copy``) and return the public events (:mod:`.moves`); the state a caller
+  holds never changes.
 * All randomness comes from :class:`server.games.rng.Rng` whose state is stored inside
-  the game state, so ``setup`` + replaying the log reproduces the game exactly.
+  the game state (``"rng"``, loaded and stored back by the base around each move), so
+  ``setup`` + replaying the log reproduces the game exactly.
 * No clock, no I/O, no global ``random``.  Deadlines are the hub's business: when a seat
   misses one, the hub asks the game's fast bot level for that seat and applies the
   result as an ordinary action.
@@ -30,9 +33,18 @@ Rules for engine authors:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, TypedDict
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
+
+from tablehub.server.games import fields
+from tablehub.server.games.options import Option, option_problem
+from tablehub.server.games.rng import Rng
+from tablehub.server.games.staged import Step, group_step
+
+if TYPE_CHECKING:
+    from tablehub.server.games.moves import MoveTable
 
 JSON: TypeAlias = Any
 """A JSON-compatible value (see module docstring)."""
@@ -77,64 +89,14 @@ class BadOptions(GameError):
     code = "bad_options"
 
 
-@dataclass(frozen=True)
-class Option:
-    """One table option: its JSON-schema type, default and human description."""
-
-    type: str  # "integer" | "boolean" | "string"
-    default: JSON
-    description: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple[str, ...] | tuple[int, ...] | None = None
-
-    def describe(self) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            "type": self.type,
-            "default": self.default,
-            "description": self.description,
-        }
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        return out
-
-
 BotMove: TypeAlias = Callable[[State, int], Action]
 """A bot: ``(state, seat) -> action`` for a seat that must act now."""
 
 Setup: TypeAlias = Callable[[dict[str, JSON], int, int], State]
 """The engine's set-up: ``(validated options, seats, seed) -> state``."""
 
-Move: TypeAlias = Callable[[State, int, Action], tuple[State, list[Event]]]
-"""One entry of a game's move table: ``(state, seat, action) -> (new state, events)``,
-called only after :meth:`Game.apply`'s common checks passed."""
-
 Choices: TypeAlias = Callable[[State, int], list[Action]]
 """The engine's legal actions for a seat that must act now (never ``resign``)."""
-
-
-class StepChoice(TypedDict):
-    """One choice of a staged ``legal`` answer: the value the next field takes, whether
-    the partial action with it is complete (legal as it is) and whether more fields may
-    follow it."""
-
-    value: JSON
-    complete: bool
-    more: bool
-
-
-class Step(TypedDict):
-    """A staged ``legal`` answer (protocol/README.md "Staged legal"): the next field to
-    choose (``None`` when nothing extends the partial action), its choices, and whether
-    the partial action is itself legal as it is."""
-
-    field: str | None
-    choices: list[StepChoice]
-    complete: bool
 
 
 Stepper: TypeAlias = Callable[[State, int, Action], Step]
@@ -203,8 +165,9 @@ class Game:
       :meth:`setup` validates them and the seat count, then calls ``initial``;
     * :meth:`apply` runs the common checks once (the action is a map with a known
       ``type``, the seat exists, the game is not over, the seat has not resigned, the
-      seat is among ``status(state)["to_act"]`` unless the type is in :data:`ANYTIME`)
-      and then the ``moves`` entry of that type;
+      seat is among ``status(state)["to_act"]`` unless the type is in :data:`ANYTIME`,
+      the action's fields fit the game's action schema), then the rules of that type
+      on a private copy of the state, with the game's random generator;
     * :meth:`legal_actions` is ``choices`` for a seat that must act now, else nothing.
       ``resign`` is never listed: it is accepted at any time from a seat still playing
       (protocol/README.md "Actions").
@@ -215,7 +178,7 @@ class Game:
     min_players: int
     max_players: int
     initial: Setup
-    moves: Mapping[str, Move]
+    moves: MoveTable
     choices: Choices
     view: Callable[[State, int | None], View]
     status: Callable[[State], Status]
@@ -276,7 +239,10 @@ class Game:
         out: dict[str, JSON] = {}
         for name, spec in self.options.items():
             value = given.pop(name, spec.default)
-            out[name] = _check_option(name, spec, value)
+            problem = option_problem(name, spec, value)
+            if problem is not None:
+                raise BadOptions(problem)
+            out[name] = value
         if given:
             raise BadOptions(f"unknown option(s) for {self.id}: {', '.join(sorted(given))}")
         return out
@@ -308,13 +274,13 @@ class Game:
     # -- play -----------------------------------------------------------------------
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        """The move table's entry for the action's type, after the common checks;
-        ``IllegalAction`` (and the state unchanged) when any of them refuses."""
+        """The rules of the action's type on a private copy of ``state``, after the
+        common checks; ``IllegalAction`` (and ``state`` unchanged) when anything refuses."""
         kind = action_type(action)
-        move = self.moves.get(kind)
-        if move is None:
+        rules = self.moves.rules.get(kind)
+        if rules is None:
             raise IllegalAction(
-                f"unknown action type {kind!r}; {self.name} knows {', '.join(self.moves)}",
+                f"unknown action type {kind!r}; {self.name} knows {self.moves.names()}",
                 "bad_action",
             )
         if isinstance(seat, bool) or not 0 <= seat < self.seat_count(state):
@@ -326,7 +292,23 @@ class Game:
             raise IllegalAction("you have resigned from this game", "not_your_turn")
         if kind not in ANYTIME and seat not in status["to_act"]:
             raise IllegalAction(self._wait_reason(state, seat, status), "not_your_turn")
-        return move(state, seat, action)
+        if self.action_fields is not None:
+            problem = self.action_fields.problem(kind, action)
+            if problem is not None:
+                raise IllegalAction(problem, "bad_action")
+        new = self.moves.copy(state, seat)
+        kept = new.get("rng")
+        rng = Rng(0 if kept is None else kept)
+        events = rules(new, seat, action, rng)
+        if kept is not None:
+            new["rng"] = rng.state
+        return new, events
+
+    @cached_property
+    def action_fields(self) -> fields.ActionFields | None:
+        """The fields of each action type, from the game's action schema (read on first
+        use); None for a game the protocol has no schemas for."""
+        return fields.load(self.id)
 
     def _wait_reason(self, state: State, seat: int, status: Status) -> str:
         if self.waiting is not None:
@@ -349,7 +331,16 @@ class Game:
         """The staged form of ``legal``: the choices for the next field of ``partial``
         (an action with some fields chosen, ``{}`` for none).  Following the choices from
         ``{}`` reaches exactly the actions :meth:`legal_actions` lists."""
-        check_partial(partial, self.moves)
+        if not isinstance(partial, dict):
+            raise IllegalAction(
+                "a partial action must be a map of the fields chosen so far", "bad_action"
+            )
+        kind = partial.get("type")
+        if kind is not None and (not isinstance(kind, str) or kind not in self.moves):
+            raise IllegalAction(
+                f"unknown action type {kind!r}; this game knows {self.moves.names()}",
+                "bad_action",
+            )
         if seat not in self.status(state)["to_act"]:
             return {"field": None, "choices": [], "complete": False}
         if self.stepper is not None:
@@ -401,39 +392,11 @@ class Game:
         }
 
 
-def _check_option(name: str, spec: Option, value: JSON) -> JSON:
-    if value is None and spec.default is None:
-        return None
-    if spec.type == "integer":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise BadOptions(f"option {name} must be an integer")
-        if spec.minimum is not None and value < spec.minimum:
-            raise BadOptions(f"option {name} must be at least {spec.minimum}")
-        if spec.maximum is not None and value > spec.maximum:
-            raise BadOptions(f"option {name} must be at most {spec.maximum}")
-        if spec.choices is not None and value not in spec.choices:
-            raise BadOptions(f"option {name} must be {_either(spec.choices)}")
-    elif spec.type == "boolean":
-        if not isinstance(value, bool):
-            raise BadOptions(f"option {name} must be true or false")
-    elif spec.type == "string":
-        if not isinstance(value, str):
-            raise BadOptions(f"option {name} must be a string")
-        if spec.choices is not None and value not in spec.choices:
-            raise BadOptions(f"option {name} must be one of {_either(spec.choices)}")
-    return value
-
-
-def _either(choices: tuple[str, ...] | tuple[int, ...]) -> str:
-    words = [str(choice) for choice in choices]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
-
-
-def clone(value: JSON, depth: int | None = None) -> JSON:
+def clone(value: Any, depth: int | None = None) -> Any:
     """A copy of JSON data for copy-on-write: dicts and lists are copied down to ``depth``
     levels (``None``: all the way; at least 1), deeper ones are shared with ``value``.
 
-    ``clone(state, 1)`` is a new top-level dict whose values are shared; an engine then
+    ``clone(state, 1)`` is a new top-level dict whose values are shared; a move then
     replaces (never mutates) what it changes below that depth.
     """
     if depth == 1:
@@ -448,47 +411,14 @@ def clone(value: JSON, depth: int | None = None) -> JSON:
     return value
 
 
-def check_fields(kind: str, action: Action, allowed: Set[str]) -> None:
-    """Refuse (``bad_action``) an action carrying fields its type does not take, so a
-    listed action is exactly what ``apply`` accepts (no silently ignored field)."""
-    extra = sorted(set(action) - allowed - {"type"})
-    if extra:
-        takes = ", ".join(repr(f) for f in sorted(set(allowed) - {"type"})) or "no other field"
-        raise IllegalAction(
-            f"a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
-            "bad_action",
-        )
-
-
-def require_int(action: Action, key: str, lo: int | None = None, hi: int | None = None) -> int:
-    """Read an int field of an action or raise ``bad_action`` naming the field."""
-    value = action.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalAction(f"action field {key!r} must be an integer", "bad_action")
-    if lo is not None and value < lo:
-        raise IllegalAction(f"action field {key!r} must be at least {lo}", "bad_action")
-    if hi is not None and value > hi:
-        raise IllegalAction(f"action field {key!r} must be at most {hi}", "bad_action")
-    return value
-
-
-def require_str(action: Action, key: str, choices: tuple[str, ...] | None = None) -> str:
-    """Read a str field of an action (optionally one of ``choices``) or raise ``bad_action``."""
-    value = action.get(key)
-    if not isinstance(value, str):
-        raise IllegalAction(f"action field {key!r} must be a string", "bad_action")
-    if choices is not None and value not in choices:
-        raise IllegalAction(
-            f"action field {key!r} must be one of {', '.join(choices)}", "bad_action"
-        )
-    return value
-
-
 def action_type(action: Action) -> str:
     """The action's ``type`` or ``bad_action``."""
     if not isinstance(action, dict):
         raise IllegalAction("an action must be a map with a 'type' field", "bad_action")
-    return require_str(action, "type")
+    kind = action.get("type")
+    if not isinstance(kind, str):
+        raise IllegalAction("action field 'type' must be a string", "bad_action")
+    return kind
 
 
 def final_result(status: Status) -> Result:
@@ -497,123 +427,3 @@ def final_result(status: Status) -> Result:
     if result is None:
         raise ValueError("the game is not finished: it has no result yet")
     return result
-
-
-# -- staged legal ----------------------------------------------------------------------
-
-
-def check_partial(partial: Action, moves: Mapping[str, Move]) -> None:
-    """A partial action is a map; its ``type``, when given, names a move of the game."""
-    if not isinstance(partial, dict):
-        raise IllegalAction(
-            "a partial action must be a map of the fields chosen so far", "bad_action"
-        )
-    kind = partial.get("type")
-    if kind is not None and (not isinstance(kind, str) or kind not in moves):
-        raise IllegalAction(
-            f"unknown action type {kind!r}; this game knows {', '.join(moves)}", "bad_action"
-        )
-
-
-def extends(action: Action, partial: Action) -> bool:
-    """``action`` agrees with every field of ``partial``; a list field of ``partial`` is
-    a prefix of the action's (lists are chosen one item at a time)."""
-    for key, value in partial.items():
-        if key not in action:
-            return False
-        have = action[key]
-        if isinstance(value, list):
-            if not isinstance(have, list) or have[: len(value)] != value:
-                return False
-        elif have != value or isinstance(have, bool) != isinstance(value, bool):
-            return False
-    return True
-
-
-def next_field(action: Action, partial: Action) -> str | None:
-    """The first field (in the action's own order) where ``action`` goes beyond
-    ``partial``, which it extends: a field ``partial`` lacks, or a longer list."""
-    for key, value in action.items():
-        if key not in partial:
-            return key
-        if isinstance(value, list) and len(value) > len(partial[key]):
-            return key
-    return None
-
-
-def _key(value: JSON) -> object:
-    if isinstance(value, list):
-        return tuple(_key(item) for item in value)
-    return (type(value), value)
-
-
-def group_step(actions: list[Action], partial: Action) -> Step:
-    """The staged answer for ``partial`` computed from the full list ``actions``: the
-    first action extending it names the next field; choices keep the list's order."""
-    if any(isinstance(value, list) for value in partial.values()):
-        return _group_lists(actions, partial)
-    # No list chosen yet (most asks): an action extends ``partial`` when it has each of
-    # its fields with the same value, and its next field is its first field not in
-    # ``partial``.
-    field_name: str | None = None
-    complete = False
-    choices: dict[object, StepChoice] = {}
-    chosen = [(key, value, isinstance(value, bool)) for key, value in partial.items()]
-    size = len(partial)
-    for action in actions:
-        for key, value, is_bool in chosen:
-            have = action.get(key, _MISSING)
-            if have != value or isinstance(have, bool) != is_bool:
-                break
-        else:
-            if len(action) == size:
-                complete = True
-                continue
-            name = next(key for key in action if key not in partial)
-            if field_name is None:
-                field_name = name
-            elif name != field_name:
-                raise ValueError(f"actions extending {partial} disagree on the next field")
-            value = action[name]
-            more = len(action) > size + 1
-            if isinstance(value, list):
-                more = more or len(value) > 1
-                value = value[:1]
-            grouped = _key(value)
-            choice = choices.get(grouped)
-            if choice is None:
-                choice = choices[grouped] = {"value": value, "complete": False, "more": False}
-            if more:
-                choice["more"] = True
-            else:
-                choice["complete"] = True
-    return {"field": field_name, "choices": list(choices.values()), "complete": complete}
-
-
-_MISSING = object()
-
-
-def _group_lists(actions: list[Action], partial: Action) -> Step:
-    """:func:`group_step` for a partial action with a list field chosen in part."""
-    field_name: str | None = None
-    complete = False
-    choices: dict[object, StepChoice] = {}
-    for action in actions:
-        if not extends(action, partial):
-            continue
-        name = next_field(action, partial)
-        if name is None:
-            complete = True
-            continue
-        if field_name is None:
-            field_name = name
-        elif name != field_name:
-            raise ValueError(f"actions extending {partial} disagree on the next field")
-        have = action[name]
-        value = have[: len(partial.get(name, [])) + 1] if isinstance(have, list) else have
-        choice = choices.setdefault(_key(value), {"value": value, "complete": False, "more": False})
-        if next_field(action, {**partial, name: value}) is None:
-            choice["complete"] = True
-        else:
-            choice["more"] = True
-    return {"field": field_name, "choices": list(choices.values()), "complete": complete}

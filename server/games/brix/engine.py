@@ -40,21 +40,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.server.games.base import (
-    Action,
-    Event,
-    IllegalAction,
-    Move,
-    Option,
-    Result,
-    State,
-    Status,
-    check_fields,
-    clone,
-    require_int,
-    require_str,
-)
-from tablehub.server.games.brix.wall import DIRS, FACES, Cell, Pos, Wall, brick_cells
+from tablehub.server.games.base import Action, Event, IllegalAction, Result, State, Status, clone
+from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
+from tablehub.server.games.moves import MoveTable, copy_levels
+from tablehub.server.games.options import Option
 from tablehub.server.games.rng import Rng
 
 MODES = ("symbols", "colors", "symbols_vs_colors")
@@ -63,9 +52,6 @@ TARGETS: dict[str, list[list[str]]] = {
     "colors": [["orange"], ["blue"]],
     "symbols_vs_colors": [["X", "O"], ["orange", "blue"]],
 }
-X_LIMIT = 1000  # |x| bound on action coordinates (the width rule keeps walls far inside)
-Y_LIMIT = 1000
-PLACEMENT = frozenset({"x", "y", "dir", "orange", "face"})
 
 OPTIONS: dict[str, Option] = {
     "bricks": Option(
@@ -186,43 +172,34 @@ def _refuse(message: str, code: str = "illegal_action") -> IllegalAction:
     return IllegalAction(message, code)
 
 
-def _read_placement(action: Action) -> tuple[int, int, str, int, str]:
-    x = require_int(action, "x", -X_LIMIT, X_LIMIT)
-    y = require_int(action, "y", 0, Y_LIMIT)
-    d = require_str(action, "dir", DIRS)
-    orange = require_int(action, "orange", 0, 1)
-    face = require_str(action, "face", FACES)
-    return x, y, d, orange, face
+def _placement(action: Action) -> tuple[int, int, str, int, str]:
+    return action["x"], action["y"], action["dir"], action["orange"], action["face"]
 
 
-def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    check_fields("resign", action, set())
-    return _finish(state, 1 - seat, "resign"), [{"type": "resign", "seat": seat}]
+def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+    _finish(state, 1 - seat, "resign")
+    return [{"type": "resign", "seat": seat}]
 
 
-def _accept_draw(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    check_fields("accept_draw", action, set())
+def _accept_draw(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     if state["draw_offer"] != 1 - seat:
         raise _refuse("there is no draw offer from your opponent to accept")
-    new = _finish(state, None, "draw_agreed")
-    return new, [{"type": "draw_agreed", "seat": seat}]
+    _finish(state, None, "draw_agreed")
+    return [{"type": "draw_agreed", "seat": seat}]
 
 
-def _offer_draw(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    check_fields("offer_draw", action, set())
+def _offer_draw(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     if state["draw_offer"] == seat:
         raise _refuse("you already offer a draw; now place or move")
     if state["draw_offer"] is not None:
         raise _refuse("your opponent already offers a draw: send accept_draw to take it")
-    new: State = clone(state, 1)
-    new["draw_offer"] = seat
-    return new, [{"type": "draw_offered", "seat": seat}]
+    state["draw_offer"] = seat
+    return [{"type": "draw_offered", "seat": seat}]
 
 
-def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/brix.md "Placing": take a brick from the supply and put it on the wall."""
-    check_fields("place", action, PLACEMENT)
-    x, y, d, orange, face = _read_placement(action)
+    x, y, d, orange, face = _placement(action)
     if state["supply"] == 0:
         raise _refuse("the supply is empty: move a brick of the wall instead (type 'move')")
     wall = Wall.from_bricks(state["bricks"])
@@ -232,18 +209,16 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
     bid = len(state["bricks"])
     brick = {"id": bid, "x": x, "y": y, "dir": d, "orange": orange, "face": face, "by": seat}
     wall.put(bid, x, y, d, orange, face)
-    new: State = clone(state, 1)
-    new["bricks"] = [*state["bricks"], brick]
-    new["supply"] = state["supply"] - 1
+    state["bricks"] = [*state["bricks"], brick]
+    state["supply"] -= 1
     last = {"seat": seat, "type": "place", "brick": bid, "from": None, "to": _pos_json(brick)}
-    return _end_turn(new, seat, wall, brick, last, [])
+    return _end_turn(state, seat, wall, brick, last, [])
 
 
-def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/brix.md "Move phase": take one brick out and put it back elsewhere."""
-    check_fields("move", action, PLACEMENT | {"brick"})
-    bid = require_int(action, "brick", 0)
-    x, y, d, orange, face = _read_placement(action)
+    bid: int = action["brick"]
+    x, y, d, orange, face = _placement(action)
     if state["supply"] > 0:
         raise _refuse(
             f"{state['supply']} bricks are left in the supply: place one (type 'place');"
@@ -268,9 +243,8 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         raise _refuse(error)
     brick = {"id": bid, "x": x, "y": y, "dir": d, "orange": orange, "face": face, "by": seat}
     rest.put(bid, x, y, d, orange, face)
-    new: State = clone(state, 1)
-    new["bricks"] = [*bricks[:bid], brick, *bricks[bid + 1 :]]
-    new["moves"] = state["moves"] + 1
+    state["bricks"] = [*bricks[:bid], brick, *bricks[bid + 1 :]]
+    state["moves"] += 1
     last = {
         "seat": seat,
         "type": "move",
@@ -278,7 +252,7 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         "from": _pos_json(old),
         "to": _pos_json(brick),
     }
-    return _end_turn(new, seat, rest, brick, last, hanging)
+    return _end_turn(state, seat, rest, brick, last, hanging)
 
 
 def _pos_json(brick: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +272,7 @@ def _end_turn(
     brick: dict[str, Any],
     last: dict[str, Any],
     hanging: list[Cell],
-) -> tuple[State, list[Event]]:
+) -> list[Event]:
     """docs/games/brix.md "Winning": collapse, lines, move limit; then the other seat's turn."""
     other = 1 - seat
     new["turn"] = new["turn"] + 1
@@ -330,7 +304,7 @@ def _end_turn(
         return _end(new, other, "opponent_line", events)
     if new["supply"] == 0 and new["move_limit"] and new["moves"] >= new["move_limit"]:
         return _end(new, None, "move_limit", events)
-    return new, events
+    return events
 
 
 def _result(winner: int | None, reason: str) -> Result:
@@ -341,27 +315,27 @@ def _result(winner: int | None, reason: str) -> Result:
     return {"scores": scores, "winners": [winner], "reason": reason}
 
 
-def _finish(state: State, winner: int | None, reason: str) -> State:
-    new: State = clone(state, 1)
-    new["result"] = _result(winner, reason)
-    new["draw_offer"] = None
-    return new
+def _finish(state: State, winner: int | None, reason: str) -> None:
+    state["result"] = _result(winner, reason)
+    state["draw_offer"] = None
 
 
-def _end(
-    new: State, winner: int | None, reason: str, events: list[Event]
-) -> tuple[State, list[Event]]:
-    new["result"] = _result(winner, reason)
-    new["draw_offer"] = None
+def _end(new: State, winner: int | None, reason: str, events: list[Event]) -> list[Event]:
+    _finish(new, winner, reason)
     events.append({"type": "game_over", "result": new["result"]})
-    return new, events
+    return events
 
 
-MOVES: dict[str, Move] = {
-    "place": _place,
-    "move": _move,
-    "resign": _resign,
-    "offer_draw": _offer_draw,
-    "accept_draw": _accept_draw,
-}
-"""The move table (docs/games/brix.md); the base checks seat, turn and game over first."""
+MOVES = MoveTable(
+    rules={
+        "place": _place,
+        "move": _move,
+        "resign": _resign,
+        "offer_draw": _offer_draw,
+        "accept_draw": _accept_draw,
+    },
+    copy=copy_levels(1),
+)
+"""The move table (docs/games/brix.md); the base checks seat, turn, game over and the
+action's fields first, and hands each move a copy of the state's top level (a move
+replaces, never changes, what lies below it)."""

@@ -8,7 +8,7 @@ description, for tests and tools).
 
 from __future__ import annotations
 
-from tablehub.server.games.base import Game, Option
+from tablehub.server.games.base import Game
 from tablehub.server.games.completto import howto
 from tablehub.server.games.completto.bot import LEVELS, strong_action
 from tablehub.server.games.completto.engine import (
@@ -20,6 +20,7 @@ from tablehub.server.games.completto.engine import (
     waiting,
 )
 from tablehub.server.games.completto.views import reveal, view
+from tablehub.server.games.options import Option
 
 HELP = """\
 Number row: make your 22 tiles read in ascending order, all face up.

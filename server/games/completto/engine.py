@@ -25,18 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tablehub.server.games.base import (
-    Action,
-    Event,
-    IllegalAction,
-    Move,
-    State,
-    Status,
-    check_fields,
-    clone,
-    require_int,
-    require_str,
-)
+from tablehub.server.games.base import Action, Event, IllegalAction, State, Status
 from tablehub.server.games.completto.rules import (
     Row,
     complete,
@@ -54,6 +43,7 @@ from tablehub.server.games.completto.tiles import (
     SETUP_TILES,
     readings,
 )
+from tablehub.server.games.moves import MoveTable, Rules, copy_levels
 from tablehub.server.games.rng import Rng
 
 MAX_ROUNDS = 10
@@ -70,11 +60,12 @@ def setup(options: dict[str, Any], seats: int, seed: int) -> State:
     "Setup")."""
     rounds = options["rounds"]
     rng = Rng.from_seed(seed)
+    deal = Rng(rng.state)  # the deal draws from where the start player's draw began
     state: State = {
         "seats": seats,
         "rounds": rounds,
         "round": 1,
-        "rng": rng.state,
+        "rng": 0,
         "phase": "setup",
         "rows": [],
         "setup_tiles": [],
@@ -91,17 +82,16 @@ def setup(options: dict[str, Any], seats: int, seed: int) -> State:
         "idle": 0,
         "result": None,
     }
-    _deal(state, start=rng.below(seats))
+    _deal(state, rng.below(seats), deal)
+    state["rng"] = deal.state
     return state
 
 
-def _deal(state: State, start: int) -> None:
+def _deal(state: State, start: int, rng: Rng) -> None:
     """Deal a round into ``state`` (a private copy): 17 face-down tiles in each active
     row, 5 setup tiles each, the rest face down in the pool; the start player (the
     next active seat from ``start``) is fixed now and acts once setup is done."""
-    rng = Rng(state["rng"])
     deck = rng.shuffled(ALL_TILES)
-    state["rng"] = rng.state
     rows: list[Row] = []
     setup_tiles: list[list[int]] = []
     for seat in range(state["seats"]):
@@ -122,13 +112,6 @@ def _deal(state: State, start: int) -> None:
     state["bonus"] = False
     state["idle"] = 0
     state["start"] = _active_from(state, start)
-
-
-def _fork(state: State) -> State:
-    """A copy of ``state`` whose rows and lists may be changed freely (cells are never
-    mutated in place, only replaced, so they are shared)."""
-    new: State = clone(state, 3)
-    return new
 
 
 def _active_from(state: State, seat: int) -> int:
@@ -222,48 +205,48 @@ def waiting(state: State, seat: int) -> str:
     return f"it is seat {state['current'] + 1}'s turn"
 
 
-def _insert(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """``insert``: only during setup."""
-    check_fields("insert", action, {"pos", "reading"})
-    if state["phase"] != "setup":
-        raise IllegalAction(
-            "setup is over: insert is only for the five setup tiles", "illegal_action"
-        )
-    return _apply_setup(state, seat, action)
-
-
-def _turn(kind: str, fields: set[str], move: Move) -> Move:
+def _turn(move: Rules) -> Rules:
     """A turn action (take, place, discard, move): refused during setup."""
 
-    def checked(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        check_fields(kind, action, fields)
+    def checked(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
         if state["phase"] == "setup":
             raise IllegalAction(
                 f"during setup insert your face-up tile {state['setup_tiles'][seat][0]} "
                 "into your row first",
                 "illegal_action",
             )
-        return move(state, seat, action)
+        events: list[Event] = move(state, seat, action, rng)
+        return events
 
     return checked
 
 
-def _apply_setup(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _within(action: Action, key: str, last: int) -> int:
+    """The position field ``key``, which the schema keeps at 0 or more, up to ``last``
+    (the row the player has now)."""
+    value: int = action[key]
+    if value > last:
+        raise IllegalAction(f"action field {key!r} must be at most {last}", "bad_action")
+    return value
+
+
+def _insert(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Setup": insert the face-up setup tile anywhere the face-up numbers
     ascend.  [house] Setup insertions never earn a bonus turn: the seed's bonus rule
     belongs to the turn actions, and setup is played by everyone at once."""
-    tiles = state["setup_tiles"][seat]
+    if state["phase"] != "setup":
+        raise IllegalAction(
+            "setup is over: insert is only for the five setup tiles", "illegal_action"
+        )
+    rest = state["setup_tiles"][seat]
     row = state["rows"][seat]
-    tile = tiles[0]
-    pos = require_int(action, "pos", 0, len(row))
+    tile = rest[0]
+    pos = _within(action, "pos", len(row))
     reading = _reading(action, tile, lambda n: insert_problem(row, pos, n))
     problem = insert_problem(row, pos, reading)
     if problem is not None:
         raise IllegalAction(problem, "illegal_action")
-    new = _fork(state)
-    new_row = new["rows"][seat]
-    new_row.insert(pos, {"tile": tile, "n": reading})
-    rest = new["setup_tiles"][seat]
+    row.insert(pos, {"tile": tile, "n": reading})
     rest.pop(0)
     events: list[Event] = [
         {"type": "insert", "seat": seat, "pos": pos, "number": reading, "tile": tile}
@@ -271,9 +254,9 @@ def _apply_setup(state: State, seat: int, action: Action) -> tuple[State, list[E
     if rest:
         events.append({"type": "reveal", "seat": seat, "tile": rest[0]})
     else:
-        new["turn"] += 1
-        _maybe_start_play(new, events)
-    return new, events
+        state["turn"] += 1
+        _maybe_start_play(state, events)
+    return events
 
 
 def _maybe_start_play(state: State, events: list[Event]) -> None:
@@ -291,7 +274,7 @@ def _reading(action: Action, tile: int, problem_at: Callable[[int], str | None])
     ``tile`` that would be legal here (a plain tile has just one)."""
     options = readings(tile)
     if "reading" in action:
-        reading = require_int(action, "reading", 1, 100)
+        reading: int = action["reading"]
         if reading not in options:
             raise IllegalAction(
                 f"tile {tile} cannot be read as {reading}; it reads "
@@ -312,7 +295,7 @@ def _reading(action: Action, tile: int, problem_at: Callable[[int], str | None])
     )
 
 
-def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _take(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Take and place", first half: turn up a random face-down pool tile or
     take a face-up pool tile.  Everyone sees the number."""
     if state["hand"] is not None:
@@ -321,34 +304,33 @@ def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
             "nowhere)",
             "illegal_action",
         )
-    source = require_str(action, "source", ("pool", "faceup"))
-    new = _fork(state)
+    source = action["source"]
     if source == "pool":
         if "number" in action:
             raise IllegalAction(
                 "a face-down pool tile is drawn at random: leave out 'number'", "bad_action"
             )
-        if not new["pool"]:
+        if not state["pool"]:
             raise IllegalAction(
                 "the face-down pool is empty: take a face-up tile or move", "illegal_action"
             )
-        rng = Rng(new["rng"])
-        tile = new["pool"].pop(rng.below(len(new["pool"])))
-        new["rng"] = rng.state
-        new["idle"] = 0  # progress: the face-down pool shrinks
+        tile = state["pool"].pop(rng.below(len(state["pool"])))
+        state["idle"] = 0  # progress: the face-down pool shrinks
     else:
-        number = require_int(action, "number", 1, 100)
-        matches = [t for t in new["pool_up"] if number in readings(t)]
+        if "number" not in action:
+            raise IllegalAction("say which face-up tile to take with 'number'", "bad_action")
+        number = action["number"]
+        matches = [t for t in state["pool_up"] if number in readings(t)]
         if not matches:
-            lying = ", ".join(str(t) for t in new["pool_up"]) or "none"
+            lying = ", ".join(str(t) for t in state["pool_up"]) or "none"
             raise IllegalAction(
                 f"no face-up {number} lies in the pool (face up there: {lying})",
                 "illegal_action",
             )
         tile = number if number in matches else matches[0]
-        new["pool_up"].remove(tile)
-    new["hand"] = {"tile": tile, "source": source}
-    fits = bool(placements(new["rows"][seat], tile))
+        state["pool_up"].remove(tile)
+    state["hand"] = {"tile": tile, "source": source}
+    fits = bool(placements(state["rows"][seat], tile))
     event = {
         "type": "take",
         "seat": seat,
@@ -357,10 +339,10 @@ def _take(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         "readings": readings(tile),
         "fits": fits,
     }
-    return new, [event]
+    return [event]
 
 
-def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Take and place", second half: the tile in hand replaces a face-down
     tile where the face-up numbers still ascend; the replaced tile goes face down into
     the pool.  Then the bonus turn or round end is settled."""
@@ -371,19 +353,17 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
         )
     row = state["rows"][seat]
     tile = hand["tile"]
-    pos = require_int(action, "pos", 0, len(row) - 1)
+    pos = _within(action, "pos", len(row) - 1)
     reading = _reading(action, tile, lambda n: place_problem(row, pos, n))
     problem = place_problem(row, pos, reading)
     if problem is not None:
         raise IllegalAction(problem, "illegal_action")
-    new = _fork(state)
-    new_row = new["rows"][seat]
-    replaced = new_row[pos]["tile"]
-    new_row[pos] = {"tile": tile, "n": reading}
-    new["pool"].append(replaced)
-    new["hand"] = None
-    new["idle"] = 0
-    bonus = gives_bonus(new_row, pos)
+    replaced = row[pos]["tile"]
+    row[pos] = {"tile": tile, "n": reading}
+    state["pool"].append(replaced)
+    state["hand"] = None
+    state["idle"] = 0
+    bonus = gives_bonus(row, pos)
     events: list[Event] = [
         {
             "type": "place",
@@ -394,18 +374,18 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
             "bonus": bonus,
         }
     ]
-    if complete(new_row):
-        _end_round(new, seat, events)
+    if complete(row):
+        _end_round(state, seat, events, rng)
     elif bonus:
-        new["bonus"] = True
-        new["turn"] += 1
+        state["bonus"] = True
+        state["turn"] += 1
         events.append({"type": "turn", "seat": seat, "bonus": True})
     else:
-        _pass_turn(new, events)
-    return new, events
+        _pass_turn(state, events)
+    return events
 
 
-def _discard(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _discard(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md: a tile that fits nowhere (under either reading) goes face up into
     the pool.  A tile that fits somewhere must be placed."""
     hand = state["hand"]
@@ -418,15 +398,14 @@ def _discard(state: State, seat: int, action: Action) -> tuple[State, list[Event
             f"{tile} fits in your row ({_describe_spots(spots)}): a tile that fits must be placed",
             "illegal_action",
         )
-    new = _fork(state)
-    new["pool_up"] = sorted([*new["pool_up"], tile])
-    new["hand"] = None
+    state["pool_up"] = sorted([*state["pool_up"], tile])
+    state["hand"] = None
     events: list[Event] = [{"type": "discard", "seat": seat, "tile": tile}]
     if hand["source"] == "faceup":
-        _idle_turn(new, events)  # the tile went back where it lay
+        _idle_turn(state, events, rng)  # the tile went back where it lay
     else:
-        _pass_turn(new, events)
-    return new, events
+        _pass_turn(state, events)
+    return events
 
 
 def _describe_spots(spots: list[list[int]]) -> str:
@@ -440,7 +419,7 @@ def _describe_spots(spots: list[list[int]]) -> str:
     return "; ".join(parts)
 
 
-def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Move": take one face-down tile of your row and insert it at another
     position (``to`` is its index in the resulting row).  No ordering rule applies."""
     if state["hand"] is not None:
@@ -450,8 +429,8 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
             "illegal_action",
         )
     row = state["rows"][seat]
-    src = require_int(action, "from", 0, len(row) - 1)
-    dst = require_int(action, "to", 0, len(row) - 1)
+    src = _within(action, "from", len(row) - 1)
+    dst = _within(action, "to", len(row) - 1)
     if row[src]["n"] is not None:
         raise IllegalAction(
             f"position {src} holds a face-up {row[src]['n']}; only face-down tiles can move",
@@ -459,12 +438,10 @@ def _move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         )
     if src == dst:
         raise IllegalAction("a move must take the tile to another position", "illegal_action")
-    new = _fork(state)
-    new_row = new["rows"][seat]
-    new_row.insert(dst, new_row.pop(src))
+    row.insert(dst, row.pop(src))
     events: list[Event] = [{"type": "move", "seat": seat, "from": src, "to": dst}]
-    _idle_turn(new, events)
-    return new, events
+    _idle_turn(state, events, rng)
+    return events
 
 
 def idle_limit(state: State) -> int:
@@ -473,13 +450,13 @@ def idle_limit(state: State) -> int:
     return IDLE_TURNS_PER_PLAYER * len(active_seats(state))
 
 
-def _idle_turn(state: State, events: list[Event]) -> None:
+def _idle_turn(state: State, events: list[Event], rng: Rng) -> None:
     """A turn that drew no face-down tile and turned none face up: count it; at the
     limit the round ends without a winner of the row, else the turn passes."""
     # .get: a table saved before the no-progress rule has no counter yet.
     state["idle"] = state.get("idle", 0) + 1
     if state["idle"] >= idle_limit(state):
-        _end_round(state, None, events)
+        _end_round(state, None, events, rng)
     else:
         _pass_turn(state, events)
 
@@ -503,7 +480,7 @@ def round_penalties(state: State) -> list[int]:
     ]
 
 
-def _end_round(state: State, winner: int | None, events: list[Event]) -> None:
+def _end_round(state: State, winner: int | None, events: list[Event], rng: Rng) -> None:
     """The first complete row ends the round (``winner``), or a stall does (``None``,
     docs/games/completto.md "No progress"); score it, then deal again or finish.
     [house] The next round's start player is the seat after this round's."""
@@ -524,7 +501,7 @@ def _end_round(state: State, winner: int | None, events: list[Event]) -> None:
         return
     state["round"] += 1
     state["turn"] += 1
-    _deal(state, start=state["start"] + 1)
+    _deal(state, state["start"] + 1, rng)
     events.append({"type": "round_start", "round": state["round"], "start": state["start"]})
 
 
@@ -562,41 +539,44 @@ def _finish(state: State, events: list[Event], sole_survivor: int | None) -> Non
     events.append({"type": "game_end", "result": state["result"]})
 
 
-def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """A resigning seat leaves; its row stays as it lies, out of play.  A tile it had
     turned up (in hand or as its next setup tile) goes face up into the pool, its other
     setup tiles face down.  When one player is left, that player wins."""
-    check_fields("resign", action, set())
-    new = _fork(state)
-    new["resigned"][seat] = True
-    events: list[Event] = [{"type": "resign", "seat": seat}]
     acting_before = to_act(state)
-    setup_rest = new["setup_tiles"][seat]
+    state["resigned"][seat] = True
+    events: list[Event] = [{"type": "resign", "seat": seat}]
+    setup_rest = state["setup_tiles"][seat]
     if setup_rest:
-        new["pool_up"] = sorted([*new["pool_up"], setup_rest[0]])
-        new["pool"].extend(setup_rest[1:])
-        new["setup_tiles"][seat] = []
-    if new["phase"] == "play" and new["current"] == seat and new["hand"] is not None:
-        new["pool_up"] = sorted([*new["pool_up"], new["hand"]["tile"]])
-        new["hand"] = None
-    active = active_seats(new)
+        state["pool_up"] = sorted([*state["pool_up"], setup_rest[0]])
+        state["pool"].extend(setup_rest[1:])
+        state["setup_tiles"][seat] = []
+    if state["phase"] == "play" and state["current"] == seat and state["hand"] is not None:
+        state["pool_up"] = sorted([*state["pool_up"], state["hand"]["tile"]])
+        state["hand"] = None
+    active = active_seats(state)
     if len(active) == 1:
-        _finish(new, events, active[0])
-        return new, events
-    if new["phase"] == "play" and new["current"] == seat:
-        _pass_turn(new, events)
+        _finish(state, events, active[0])
+        return events
+    if state["phase"] == "play" and state["current"] == seat:
+        _pass_turn(state, events)
     elif seat in acting_before:
-        new["turn"] += 1
-        _maybe_start_play(new, events)
-    return new, events
+        state["turn"] += 1
+        _maybe_start_play(state, events)
+    return events
 
 
-MOVES: dict[str, Move] = {
-    "insert": _insert,
-    "take": _turn("take", {"source", "number"}, _take),
-    "place": _turn("place", {"pos", "reading"}, _place),
-    "discard": _turn("discard", set(), _discard),
-    "move": _turn("move", {"from", "to"}, _move),
-    "resign": _resign,
-}
-"""The move table (docs/games/completto.md); the base checks seat, turn and game over."""
+MOVES = MoveTable(
+    rules={
+        "insert": _insert,
+        "take": _turn(_take),
+        "place": _turn(_place),
+        "discard": _turn(_discard),
+        "move": _turn(_move),
+        "resign": _resign,
+    },
+    copy=copy_levels(3),
+)
+"""The move table (docs/games/completto.md); the base checks seat, turn, game over and
+the action's fields first, and hands each move a copy of the state three levels down
+(rows and their lists may change in place; a cell is replaced, never changed)."""

@@ -9,7 +9,7 @@ placements).
 
 from __future__ import annotations
 
-from tablehub.server.games.base import Game, Option
+from tablehub.server.games.base import Game
 from tablehub.server.games.nmbr9 import howto
 from tablehub.server.games.nmbr9.bot import LEVELS, strong_action
 from tablehub.server.games.nmbr9.engine import (
@@ -23,6 +23,7 @@ from tablehub.server.games.nmbr9.engine import (
     waiting,
 )
 from tablehub.server.games.nmbr9.views import view
+from tablehub.server.games.options import Option
 
 HELP = """\
 9-tower: 20 rounds. Each round a card (a digit 0-9) is revealed and every player places

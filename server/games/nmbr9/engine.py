@@ -25,19 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.server.games.base import (
-    Action,
-    Event,
-    Move,
-    Result,
-    State,
-    Status,
-    check_fields,
-    clone,
-    require_int,
-)
+from tablehub.server.games.base import Action, Event, Result, State, Status, clone
+from tablehub.server.games.moves import MoveTable
 from tablehub.server.games.nmbr9.rules import (
-    BOUND,
     ROUNDS,
     check_placement,
     legal_actions,
@@ -108,34 +98,25 @@ def legal(state: State, seat: int) -> list[Action]:
     return legal_actions(state["players"][seat]["tiles"], current_card(state))
 
 
-def _parse_place(action: Action) -> tuple[int, int, int]:
-    x = require_int(action, "x", -BOUND, BOUND)
-    y = require_int(action, "y", -BOUND, BOUND)
-    rot = require_int(action, "rot", 0, 3)
-    return x, y, rot
-
-
-def _fork(state: State, seat: int) -> tuple[State, dict[str, Any]]:
+def _copy(state: State, seat: int) -> State:
     """A new state sharing all but the top level, the players list and ``seat``'s entry."""
     new: State = clone(state, 1)
     new["players"] = clone(state["players"], 1)
-    player: dict[str, Any] = clone(state["players"][seat], 1)
-    new["players"][seat] = player
-    return new, player
+    new["players"][seat] = clone(state["players"][seat], 1)
+    return new
 
 
-def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """Place the current card's tile (docs/games/nmbr9.md "Round", "Action")."""
-    check_fields("place", action, {"x", "y", "rot"})
-    x, y, rot = _parse_place(action)
+    x, y, rot = action["x"], action["y"], action["rot"]
     digit = current_card(state)
-    level = check_placement(state["players"][seat]["tiles"], digit, x, y, rot)
-    new, player = _fork(state, seat)
+    player = state["players"][seat]
+    level = check_placement(player["tiles"], digit, x, y, rot)
     tile = make_tile(digit, x, y, canonical_rotation(digit, rot), level)
     player["tiles"] = [*player["tiles"], tile]
-    player["score"] = player["score"] + tile_score(tile)
+    player["score"] += tile_score(tile)
     player["placed"] = state["round"]
-    new["placed_count"] = state["placed_count"] + 1
+    state["placed_count"] += 1
     events: list[Event] = [
         {
             "type": "placed",
@@ -149,25 +130,26 @@ def _place(state: State, seat: int, action: Action) -> tuple[State, list[Event]]
             "score": player["score"],
         }
     ]
-    _advance(new, events)
-    return new, events
+    _advance(state, events)
+    return events
 
 
-def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """[house] The seat stops placing; see the module docstring."""
-    check_fields("resign", action, set())
-    new, player = _fork(state, seat)
+    player = state["players"][seat]
     player["resigned"] = True
-    new["active"] = state["active"] - 1
+    state["active"] -= 1
     if player["placed"] == state["round"]:
-        new["placed_count"] = state["placed_count"] - 1
+        state["placed_count"] -= 1
     events: list[Event] = [{"type": "resigned", "seat": seat}]
-    _advance(new, events)
-    return new, events
+    _advance(state, events)
+    return events
 
 
-MOVES: dict[str, Move] = {"place": _place, "resign": _resign}
-"""The move table; the base checks the seat, the game's end and the round first."""
+MOVES = MoveTable(rules={"place": _place, "resign": _resign}, copy=_copy)
+"""The move table; the base checks the seat, the game's end, the round and the action's
+fields first, and hands each move a copy of the state sharing all but the top level,
+the players list and the acting seat's entry."""
 
 
 def _advance(new: State, events: list[Event]) -> None:

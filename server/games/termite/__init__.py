@@ -33,7 +33,8 @@ Actions:
 
 from __future__ import annotations
 
-from tablehub.server.games.base import Game, Option
+from tablehub.server.games.base import Game
+from tablehub.server.games.options import Option
 from tablehub.server.games.termite import bot, data, engine, howto, setup, stages, views
 
 HELP = """Termite Towers (1-4 players). Each round: everyone rolls; in turn each places

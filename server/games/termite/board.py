@@ -17,21 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import data
 
 Player = dict[str, Any]
 State = dict[str, Any]
 Cell = tuple[int, int]
-
-
-def load_rng(state: State) -> Rng:
-    """The RNG whose state is stored in the game state (hidden from every view)."""
-    return Rng(int(state["rng"]))
-
-
-def store_rng(state: State, rng: Rng) -> None:
-    state["rng"] = rng.state
 
 
 def seat_order(state: State) -> list[int]:

@@ -61,11 +61,9 @@ def check_slot(state: State, seat: int, kind: str, value: int, slot: str) -> tup
 def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
     """``place_die``: die [+ helper (+ value for a room)] onto a slot (state copied)."""
     player = state["players"][seat]
-    index = _int(action, "die")
-    slot = action.get("slot")
-    if not isinstance(slot, str):
-        raise IllegalAction("action field 'slot' must be a string", "bad_action")
-    if not 0 <= index < len(player["dice"]):
+    index: int = action["die"]
+    slot: str = action["slot"]
+    if index >= len(player["dice"]):
         raise IllegalAction(f"you have no die {index + 1}", "bad_action")
     bumped = state["day"]["bumped"]
     if bumped is not None and index != bumped["die"]:
@@ -78,16 +76,18 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
     if helper is not None:
         if bumped is not None:
             raise IllegalAction("a bumped die is placed as it is, without a helper")
-        helper = _int(action, "helper")
-        if helper == index or not 0 <= helper < len(player["dice"]):
+        if helper == index or helper >= len(player["dice"]):
             raise IllegalAction("the helper must be another of your dice", "bad_action")
         if player["dice"][helper]["at"] is not None:
             raise IllegalAction(f"die {helper + 1} is already placed and cannot be a helper")
         parsed = board.parse_slot(slot)
         if parsed is not None and parsed[0] == "R":
-            value = _int(action, "value")
-            if not 1 <= value <= 6:
-                raise IllegalAction("'value' must be 1-6", "bad_action")
+            if "value" not in action:
+                raise IllegalAction(
+                    f"a die on {slot} with a helper needs 'value' (1-6): the value it takes",
+                    "bad_action",
+                )
+            value = action["value"]
         elif parsed is not None:
             if "value" in action:
                 raise IllegalAction(
@@ -126,13 +126,6 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
             state["players"][owner]["dice"][vindex]["at"] = "X"
     if state["day"]["bumped"] is None:
         next_turn(state, rng, events)
-
-
-def _int(action: Action, key: str) -> int:
-    value = action.get(key)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalAction(f"action field {key!r} must be an integer", "bad_action")
-    return value
 
 
 def next_turn(state: State, rng: Rng, events: list[Event]) -> None:
@@ -255,26 +248,22 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
     if state["day"]["bumped"] is not None:
         raise IllegalAction("place your bumped die first; queen cards wait for your own turn")
     player = state["players"][seat]
-    card = action.get("card")
-    if not isinstance(card, str) or card not in data.QUEEN_CARDS:
-        raise IllegalAction(f"'card' must be one of {', '.join(data.QUEEN_CARDS)}", "bad_action")
+    card: str = action["card"]
     if card not in player["queens"]:
         raise IllegalAction(f"you hold no queen card {card}")
     event: dict[str, Any] = {"type": "queen_played", "seat": seat, "card": card}
     if card == "royal_jelly":
-        index, value = _int(action, "die"), _int(action, "value")
-        if not 0 <= index < len(player["dice"]) or player["dice"][index]["at"] is not None:
+        index, value = action["die"], action["value"]
+        if index >= len(player["dice"]) or player["dice"][index]["at"] is not None:
             raise IllegalAction(f"die {index + 1} is not one of your unplaced dice")
-        if not 1 <= value <= 6:
-            raise IllegalAction("'value' must be 1-6", "bad_action")
         if player["dice"][index]["value"] == value:
             raise IllegalAction(f"die {index + 1} already shows {value}")
         player["dice"][index]["value"] = value
         event.update(die=index, value=value)
     elif card == "swarm":
-        dice = action.get("dice")
+        dice: list[int] = action["dice"]
         free = board.unplaced(player)
-        if not isinstance(dice, list) or not dice or not all(isinstance(i, int) for i in dice):
+        if not dice:
             raise IllegalAction("'dice' must list your unplaced dice to reroll", "bad_action")
         if sorted(set(dice)) != dice or any(i not in free for i in dice):
             raise IllegalAction("'dice' must list distinct unplaced dice of yours, ascending")
@@ -282,9 +271,7 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
             player["dice"][i]["value"] = rng.below(6) + 1
         event.update(dice=dice, values=[player["dice"][i]["value"] for i in dice])
     elif card == "mandibles":
-        area, room = _int(action, "stake"), _int(action, "room")
-        if not 1 <= area <= 6:
-            raise IllegalAction("'stake' must be 1-6", "bad_action")
+        area, room = action["stake"], action["room"]
         if state["stakes"][area - 1]["cubes"] <= 0:
             raise IllegalAction(f"main stake D{area} has no cubes")
         if not 0 <= room < len(player["rooms"]) or not board.room_takes_cube(player, room):
@@ -293,12 +280,9 @@ def apply_queen(state: State, seat: int, action: Action, rng: Rng, events: list[
         player["rooms"][room]["cubes"] = sorted([*player["rooms"][room]["cubes"], colour])
         event.update(stake=area, room=room)
     elif card == "nursery":
-        gather.place_egg(state, seat, _int(action, "room"), events)
+        gather.place_egg(state, seat, action["room"], events)
     elif card == "architect":
-        choice = action.get("blueprint")
-        if not isinstance(choice, str):
-            raise IllegalAction("'blueprint' must be a face-up card or 'deck'", "bad_action")
-        gather.take_blueprint(state, seat, choice, events)
+        gather.take_blueprint(state, seat, action["blueprint"], events)
     player["queens"].remove(card)
     state["queen_discard"].append(card)
     events.append(event)

@@ -14,30 +14,17 @@ Actions (all from the seat in ``status.to_act``, except ``resign``):
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
-from tablehub.server.games.base import (
-    Action,
-    Event,
-    IllegalAction,
-    Move,
-    State,
-    Status,
-    check_fields,
-    clone,
-)
+from tablehub.server.games import fields
+from tablehub.server.games.base import Action, Event, IllegalAction, State, Status
+from tablehub.server.games.moves import MoveTable, Rules
 from tablehub.server.games.rng import Rng
-from tablehub.server.games.termite import board, day, night, scoring
+from tablehub.server.games.termite import day, night, scoring
 
 Step = Callable[[State, int, Action, Rng, list[Event]], None]
-"""One move's work on a private copy of the state, with the game's Rng."""
+"""One move's work on the move's private copy of the state, with the game's Rng."""
 
-QUEEN_FIELDS: dict[str, tuple[str, ...]] = {
-    "royal_jelly": ("die", "value"),
-    "swarm": ("dice",),
-    "mandibles": ("stake", "room"),
-    "nursery": ("room",),
-    "architect": ("blueprint",),
-}
 CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
     "blueprint": ("blueprint",),
     "egg": ("room",),
@@ -56,23 +43,42 @@ PAY_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def allowed_fields(state: State, kind: str, action: Action) -> set[str]:
-    """The fields an action of this type may carry now; any other field is refused, so
-    the legal list is exactly what the move table accepts (no silently ignored fields).
-    An action of the wrong phase is let through here: the phase check names the problem."""
-    day_kind = kind in ("place_die", "play_queen")
-    if kind == "resign" or day_kind != (state["phase"] == "day"):
-        return set() if kind == "resign" else set(action)
-    if kind == "place_die":
-        return {"die", "slot", "helper", "value"}
+@cache
+def _queen_fields() -> fields.MoveFields:
+    schema = fields.load("termite")
+    if schema is None:
+        raise LookupError("the protocol has no action schema for termite")
+    return schema.moves["play_queen"]
+
+
+def allowed_fields(state: State, kind: str, action: Action) -> set[str] | None:
+    """The fields a ``play_queen`` or night action may carry now, narrower than the action
+    schema (which only says what each field is): a queen card takes the fields its card
+    needs (the schema's ``if card ... then required``), a night choice the fields of the
+    pending choice.  Any other field is refused, so the legal list is exactly what the
+    move table accepts.  None: as the schema says (``place_die``, ``pass``, ``resign``,
+    and an action of the wrong phase, which the phase check names)."""
+    if kind not in ("play_queen", "choose") or (kind == "play_queen") != (state["phase"] == "day"):
+        return None
     if kind == "play_queen":
-        return {"card", *QUEEN_FIELDS.get(str(action.get("card")), ())}
+        return {"card", *_queen_fields().needed("card", action["card"])}
     pending = state["night"]["pending"]
-    if kind == "pass":
-        return set()
     if pending["t"] == "trade":
         return {"pay", *PAY_FIELDS.get(str(action.get("pay")), ())}
     return set(CHOICE_FIELDS[pending["t"]])
+
+
+def _check_fields(state: State, kind: str, action: Action) -> None:
+    allowed = allowed_fields(state, kind, action)
+    if allowed is None:
+        return
+    extra = sorted(set(action) - allowed - {"type"})
+    if extra:
+        takes = ", ".join(repr(f) for f in sorted(allowed)) or "no other field"
+        raise IllegalAction(
+            f"here a {kind} action takes {takes}, not {', '.join(repr(f) for f in extra)}",
+            "bad_action",
+        )
 
 
 def to_act(state: State) -> list[int]:
@@ -102,18 +108,16 @@ def legal(state: State, seat: int) -> list[Action]:
     return day.legal(state, seat)
 
 
-def _step(kind: str, run: Step) -> Move:
-    """A move: fields checked, then ``run`` on a deep copy; the Rng stored, ``step`` counted."""
+def _step(kind: str, run: Step) -> Rules:
+    """A move: the fields the state allows checked, then ``run`` on the base's deep copy,
+    ``step`` counted."""
 
-    def move(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        check_fields(kind, action, allowed_fields(state, kind, action))
-        new: State = clone(state)
-        rng = board.load_rng(new)
+    def move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+        _check_fields(state, kind, action)
         events: list[Event] = []
-        run(new, seat, action, rng, events)
-        board.store_rng(new, rng)
-        new["step"] += 1
-        return new, events
+        run(state, seat, action, rng, events)
+        state["step"] += 1
+        return events
 
     return move
 
@@ -158,11 +162,14 @@ def _resign(state: State, seat: int, action: Action, rng: Rng, events: list[Even
         night.drop_seat(state, seat, rng, events)
 
 
-MOVES: dict[str, Move] = {
-    "place_die": _step("place_die", _by_day(day.apply_place)),
-    "play_queen": _step("play_queen", _by_day(day.apply_queen)),
-    "choose": _step("choose", _choose),
-    "pass": _step("pass", _choose),
-    "resign": _step("resign", _resign),
-}
-"""The move table; the base checks the seat, the turn and the game's end first."""
+MOVES = MoveTable(
+    rules={
+        "place_die": _step("place_die", _by_day(day.apply_place)),
+        "play_queen": _step("play_queen", _by_day(day.apply_queen)),
+        "choose": _step("choose", _choose),
+        "pass": _step("pass", _choose),
+        "resign": _step("resign", _resign),
+    }
+)
+"""The move table; the base checks the seat, the turn, the game's end and the action's
+fields first, and hands each move a deep copy of the state (the default copy)."""

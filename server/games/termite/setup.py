@@ -12,7 +12,7 @@ from typing import Any
 
 from tablehub.server.games.base import JSON, Event, State
 from tablehub.server.games.rng import Rng
-from tablehub.server.games.termite import board, data
+from tablehub.server.games.termite import data
 
 
 def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
@@ -78,7 +78,7 @@ def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
         "result": None,
     }
     start_round(state, rng, [])
-    board.store_rng(state, rng)
+    state["rng"] = rng.state
     return state
 
 

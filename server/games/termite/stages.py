@@ -18,7 +18,8 @@ walk both).
 
 from __future__ import annotations
 
-from tablehub.server.games.base import JSON, Action, State, Step, StepChoice, group_step
+from tablehub.server.games.base import JSON, Action, State
+from tablehub.server.games.staged import Step, StepChoice, group_step
 from tablehub.server.games.termite import board, day, night
 
 NOTHING: Step = {"field": None, "choices": [], "complete": False}

@@ -32,7 +32,8 @@ import jsonpatch
 import msgpack
 
 from tablehub.protocol.viewhash import canonical_json, view_hash
-from tablehub.server.games.base import Action, Game, IllegalAction, Option, State
+from tablehub.server.games.base import Action, Game, IllegalAction, State
+from tablehub.server.games.options import Option
 from tablehub.server.tables.viewdiff import diff_shared
 
 LeakCheck = Callable[[State, dict[str, Any], int | None], None]

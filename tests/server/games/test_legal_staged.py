@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from tablehub.server.games import all_games, get_game
-from tablehub.server.games.base import Action, Game, IllegalAction, State, group_step
+from tablehub.server.games.base import Action, Game, IllegalAction, State
+from tablehub.server.games.staged import group_step
 from tests.server.games.conformance import playout, table_shapes
 
 pytestmark = pytest.mark.slow  # left out of the quick run (-m 'not slow'); CI runs it

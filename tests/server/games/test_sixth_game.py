@@ -34,16 +34,10 @@ from tablehub.loadtest.scenarios import plan
 from tablehub.loadtest.worker import run_worker
 from tablehub.protocol import codec
 from tablehub.server.games import all_games, get_game, register, unregister
-from tablehub.server.games.base import (
-    Action,
-    Event,
-    Game,
-    IllegalAction,
-    Option,
-    State,
-    Status,
-    View,
-)
+from tablehub.server.games.base import Action, Event, Game, IllegalAction, State, Status, View
+from tablehub.server.games.moves import MoveTable, copy_levels
+from tablehub.server.games.options import Option
+from tablehub.server.games.rng import Rng
 from tests.conftest import RunningHub
 from tests.protocol import test_game_schemas as schema_suite
 from tests.server.games import test_legal_exact as exact_suite
@@ -60,32 +54,23 @@ def _setup(options: dict[str, Any], seats: int, seed: int) -> State:
     return {"total": 0, "most": options["most"], "seat": 0, "turn": 0, "winner": None, "by": ""}
 
 
-def _add(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    if set(action) != {"type", "step"}:
-        raise IllegalAction("add takes one field, step", "bad_action")
+def _add(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+    """Only the rules: the schema (1 to 3) is checked by the base; the option, here."""
     step = action["step"]
-    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= state["most"]:
-        raise IllegalAction(f"add 1 to {state['most']}", "bad_action")
+    if step > state["most"]:
+        raise IllegalAction(f"add 1 to {state['most']}")
     if state["total"] + step > GOAL:
         raise IllegalAction(f"the total would pass {GOAL}")
-    total = state["total"] + step
-    won = total == GOAL
-    new = {
-        **state,
-        "total": total,
-        "seat": 1 - seat,
-        "turn": state["turn"] + 1,
-        "winner": seat if won else None,
-        "by": "reached" if won else "",
-    }
-    return new, [{"type": "add", "seat": seat, "step": step, "total": total}]
+    state["total"] += step
+    won = state["total"] == GOAL
+    state.update(seat=1 - seat, winner=seat if won else None, by="reached" if won else "")
+    state["turn"] += 1
+    return [{"type": "add", "seat": seat, "step": step, "total": state["total"]}]
 
 
-def _resign(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    if set(action) != {"type"}:
-        raise IllegalAction("resign takes no field", "bad_action")
-    new = {**state, "winner": 1 - seat, "by": "resigned", "turn": state["turn"] + 1}
-    return new, [{"type": "resign", "seat": seat}]
+def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+    state.update(winner=1 - seat, by="resigned", turn=state["turn"] + 1)
+    return [{"type": "resign", "seat": seat}]
 
 
 def _choices(state: State, seat: int) -> list[Action]:
@@ -130,7 +115,7 @@ RACE = Game(
     min_players=2,
     max_players=2,
     initial=_setup,
-    moves={"add": _add, "resign": _resign},
+    moves=MoveTable(rules={"add": _add, "resign": _resign}, copy=copy_levels(1)),
     choices=_choices,
     view=_view,
     status=_status,

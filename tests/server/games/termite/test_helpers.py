@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any
 
 from tablehub.server.games.base import Action, Event, Game, State, clone
+from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import GAME, board, data, night
 
 NO_RESIGN: Game = GAME
@@ -70,10 +71,10 @@ def reveal(state: State, area: int, node: str, colour: str, cubes: int) -> None:
 def to_night(state: State) -> tuple[State, list[Event]]:
     """Start the night on a copy (as the last day placement would)."""
     s: State = clone(state)
-    rng = board.load_rng(s)
+    rng = Rng(s["rng"])
     events: list[Event] = []
     night.start_night(s, rng, events)
-    board.store_rng(s, rng)
+    s["rng"] = rng.state
     return s, events
 
 
