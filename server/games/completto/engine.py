@@ -45,6 +45,7 @@ from tablehub.server.games.completto.tiles import (
 )
 from tablehub.server.games.moves import MoveTable, Rules, copy_levels
 from tablehub.server.games.rng import Rng
+from tablehub.server.games.turns import first_clockwise
 
 MAX_ROUNDS = 10
 IDLE_TURNS_PER_PLAYER = 5
@@ -116,12 +117,9 @@ def _deal(state: State, start: int, rng: Rng) -> None:
 
 def _active_from(state: State, seat: int) -> int:
     """``seat`` itself or the next seat clockwise that has not resigned."""
-    seats: int = state["seats"]
-    for step in range(seats):
-        candidate = (seat + step) % seats
-        if not state["resigned"][candidate]:
-            return candidate
-    return seat  # every seat resigned: cannot happen, the game ends at one left
+    resigned: list[bool] = state["resigned"]
+    found = first_clockwise(state["seats"], seat % state["seats"], lambda s: not resigned[s])
+    return seat if found is None else found  # None: cannot be, the game ends at one left
 
 
 def active_seats(state: State) -> list[int]:

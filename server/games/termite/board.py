@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablehub.server.games.termite import data
+from tablehub.server.games.turns import clockwise
 
 Player = dict[str, Any]
 State = dict[str, Any]
@@ -26,8 +27,7 @@ Cell = tuple[int, int]
 
 def seat_order(state: State) -> list[int]:
     """Seats clockwise from the start player."""
-    n = state["seats"]
-    return [(state["start"] + i) % n for i in range(n)]
+    return clockwise(state["seats"], state["start"])
 
 
 def active(state: State, seat: int) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from tablehub.server.games.base import Action, Event, IllegalAction, State
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import board, build, data, gather, night
+from tablehub.server.games.turns import first_clockwise
 
 SINGLE = data.SINGLE_SLOT_CARDS
 
@@ -130,14 +131,15 @@ def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[
 
 def next_turn(state: State, rng: Rng, events: list[Event]) -> None:
     """Pass the turn clockwise to the next player with unplaced dice; night when none."""
-    n = state["seats"]
-    current = state["day"]["current"]
-    for k in range(1, n + 1):
-        seat = (current + k) % n
-        if board.active(state, seat) and board.unplaced(state["players"][seat]):
-            state["day"]["current"] = seat
-            return
-    night.start_night(state, rng, events)
+    seat = first_clockwise(
+        state["seats"],
+        (state["day"]["current"] + 1) % state["seats"],
+        lambda s: board.active(state, s) and bool(board.unplaced(state["players"][s])),
+    )
+    if seat is None:
+        night.start_night(state, rng, events)
+    else:
+        state["day"]["current"] = seat
 
 
 def _slots_for(value: int) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from tablehub.server.games.base import JSON, Event, State
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.termite import data
+from tablehub.server.games.turns import first_clockwise
 
 
 def setup(options: dict[str, JSON], seats: int, seed: int) -> State:
@@ -122,8 +123,11 @@ def start_round(state: State, rng: Rng, events: list[Event]) -> None:
         events.append(
             {"type": "neutral", "dice": [[d["value"], d["at"]] for d in state["neutral"]]}
         )
-    order = [(state["start"] + i) % state["seats"] for i in range(state["seats"])]
-    first = next((s for s in order if not state["players"][s]["resigned"]), state["start"])
+    first = first_clockwise(
+        state["seats"], state["start"], lambda s: not state["players"][s]["resigned"]
+    )
+    if first is None:
+        first = state["start"]
     state["day"] = {"current": first, "bumped": None}
     state["night"] = {"tasks": [], "pending": None, "b_rooms": []}
 
