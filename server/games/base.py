@@ -33,7 +33,7 @@ Rules for engine authors:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
@@ -92,8 +92,9 @@ class BadOptions(GameError):
 BotMove: TypeAlias = Callable[[State, int], Action]
 """A bot: ``(state, seat) -> action`` for a seat that must act now."""
 
-Setup: TypeAlias = Callable[[dict[str, JSON], int, int], State]
-"""The engine's set-up: ``(validated options, seats, seed) -> state``."""
+Setup: TypeAlias = Callable[[dict[str, JSON], int, int], Mapping[str, JSON]]
+"""The engine's set-up: ``(validated options, seats, seed) -> state`` (a game may type its
+state with its own ``TypedDict``, so mypy checks its keys)."""
 
 Choices: TypeAlias = Callable[[State, int], list[Action]]
 """The engine's legal actions for a seat that must act now (never ``resign``)."""
@@ -258,7 +259,7 @@ class Game:
         limit = self.seat_limit(valid)
         if isinstance(seats, bool) or not self.min_players <= seats <= limit:
             raise BadOptions(f"{self.name} takes {self.min_players}–{limit} players, not {seats}")
-        return self.initial(valid, seats, seed)
+        return dict(self.initial(valid, seats, seed))
 
     def restored(self, state: State) -> State:
         """``state`` as decoded from the store, in the engine's own form (``restore``)."""

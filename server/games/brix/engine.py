@@ -38,7 +38,7 @@ that many turns of the move phase (both seats' moves counted together).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from tablehub.server.games.base import Action, Event, IllegalAction, Result, State, Status, clone
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
@@ -52,6 +52,27 @@ TARGETS: dict[str, list[list[str]]] = {
     "colors": [["orange"], ["blue"]],
     "symbols_vs_colors": [["X", "O"], ["orange", "blue"]],
 }
+
+
+class BrixState(TypedDict):
+    """The state's top level (the module docstring); the rules below are typed with it."""
+
+    mode: str
+    targets: list[list[str]]
+    bricks_total: int
+    move_limit: int
+    bricks: list[dict[str, Any]]
+    supply: int
+    to_act: int
+    turn: int
+    moves: int
+    locked: int | None
+    draw_offer: int | None
+    last: dict[str, Any] | None
+    lines: list[dict[str, Any]]
+    result: Result | None
+    salt: int
+
 
 OPTIONS: dict[str, Option] = {
     "bricks": Option(
@@ -73,7 +94,7 @@ OPTIONS: dict[str, Option] = {
 # -- setup and status ---------------------------------------------------------------
 
 
-def setup(options: dict[str, Any], seats: int, seed: int) -> State:
+def setup(options: dict[str, Any], seats: int, seed: int) -> BrixState:
     """A fresh game (options validated by the base).  The wall duel has no chance: the
     seed only salts the bot's tie-breaks (``salt``, never shown), so bot games differ
     between tables."""
@@ -176,19 +197,19 @@ def _placement(action: Action) -> tuple[int, int, str, int, str]:
     return action["x"], action["y"], action["dir"], action["orange"], action["face"]
 
 
-def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _resign(state: BrixState, seat: int, action: Action, rng: Rng) -> list[Event]:
     _finish(state, 1 - seat, "resign")
     return [{"type": "resign", "seat": seat}]
 
 
-def _accept_draw(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _accept_draw(state: BrixState, seat: int, action: Action, rng: Rng) -> list[Event]:
     if state["draw_offer"] != 1 - seat:
         raise _refuse("there is no draw offer from your opponent to accept")
     _finish(state, None, "draw_agreed")
     return [{"type": "draw_agreed", "seat": seat}]
 
 
-def _offer_draw(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _offer_draw(state: BrixState, seat: int, action: Action, rng: Rng) -> list[Event]:
     if state["draw_offer"] == seat:
         raise _refuse("you already offer a draw; now place or move")
     if state["draw_offer"] is not None:
@@ -197,7 +218,7 @@ def _offer_draw(state: State, seat: int, action: Action, rng: Rng) -> list[Event
     return [{"type": "draw_offered", "seat": seat}]
 
 
-def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _place(state: BrixState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/brix.md "Placing": take a brick from the supply and put it on the wall."""
     x, y, d, orange, face = _placement(action)
     if state["supply"] == 0:
@@ -215,7 +236,7 @@ def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return _end_turn(state, seat, wall, brick, last, [])
 
 
-def _move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _move(state: BrixState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/brix.md "Move phase": take one brick out and put it back elsewhere."""
     bid: int = action["brick"]
     x, y, d, orange, face = _placement(action)
@@ -266,7 +287,7 @@ def _pos_json(brick: dict[str, Any]) -> dict[str, Any]:
 
 
 def _end_turn(
-    new: State,
+    new: BrixState,
     seat: int,
     wall: Wall,
     brick: dict[str, Any],
@@ -315,12 +336,12 @@ def _result(winner: int | None, reason: str) -> Result:
     return {"scores": scores, "winners": [winner], "reason": reason}
 
 
-def _finish(state: State, winner: int | None, reason: str) -> None:
+def _finish(state: BrixState, winner: int | None, reason: str) -> None:
     state["result"] = _result(winner, reason)
     state["draw_offer"] = None
 
 
-def _end(new: State, winner: int | None, reason: str, events: list[Event]) -> list[Event]:
+def _end(new: BrixState, winner: int | None, reason: str, events: list[Event]) -> list[Event]:
     _finish(new, winner, reason)
     events.append({"type": "game_over", "result": new["result"]})
     return events

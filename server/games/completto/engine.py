@@ -22,8 +22,8 @@ first setup tile of each seat are public; see ``views.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict
 
 from tablehub.server.games.base import Action, Event, IllegalAction, State, Status
 from tablehub.server.games.completto.rules import (
@@ -47,6 +47,31 @@ from tablehub.server.games.moves import MoveTable, Rules, copy_levels
 from tablehub.server.games.rng import Rng
 from tablehub.server.games.turns import first_clockwise
 
+
+class CompletoState(TypedDict):
+    """The state's top level (the module docstring); the rules below are typed with it."""
+
+    seats: int
+    rounds: int
+    round: int
+    rng: int
+    phase: str
+    rows: list[list[dict[str, Any]]]
+    setup_tiles: list[list[int]]
+    pool: list[int]
+    pool_up: list[int]
+    hand: dict[str, Any] | None
+    start: int
+    current: int | None
+    bonus: bool
+    turn: int
+    resigned: list[bool]
+    penalties: list[list[int]]
+    round_winners: list[int | None]
+    idle: int
+    result: dict[str, Any] | None
+
+
 MAX_ROUNDS = 10
 IDLE_TURNS_PER_PLAYER = 5
 """docs/games/completto.md "No progress": the round ends after this many turns per
@@ -56,13 +81,13 @@ active player in a row without a tile drawn from the face-down pool or placed fa
 # --------------------------------------------------------------------------- setup
 
 
-def setup(options: dict[str, Any], seats: int, seed: int) -> State:
+def setup(options: dict[str, Any], seats: int, seed: int) -> CompletoState:
     """A new game (options validated by the base): deal round 1 (docs/games/completto.md
     "Setup")."""
     rounds = options["rounds"]
     rng = Rng.from_seed(seed)
     deal = Rng(rng.state)  # the deal draws from where the start player's draw began
-    state: State = {
+    state: CompletoState = {
         "seats": seats,
         "rounds": rounds,
         "round": 1,
@@ -88,7 +113,7 @@ def setup(options: dict[str, Any], seats: int, seed: int) -> State:
     return state
 
 
-def _deal(state: State, start: int, rng: Rng) -> None:
+def _deal(state: CompletoState, start: int, rng: Rng) -> None:
     """Deal a round into ``state`` (a private copy): 17 face-down tiles in each active
     row, 5 setup tiles each, the rest face down in the pool; the start player (the
     next active seat from ``start``) is fixed now and acts once setup is done."""
@@ -115,21 +140,21 @@ def _deal(state: State, start: int, rng: Rng) -> None:
     state["start"] = _active_from(state, start)
 
 
-def _active_from(state: State, seat: int) -> int:
+def _active_from(state: Mapping[str, Any], seat: int) -> int:
     """``seat`` itself or the next seat clockwise that has not resigned."""
     resigned: list[bool] = state["resigned"]
     found = first_clockwise(state["seats"], seat % state["seats"], lambda s: not resigned[s])
     return seat if found is None else found  # None: cannot be, the game ends at one left
 
 
-def active_seats(state: State) -> list[int]:
+def active_seats(state: Mapping[str, Any]) -> list[int]:
     return [seat for seat in range(state["seats"]) if not state["resigned"][seat]]
 
 
 # --------------------------------------------------------------------------- status
 
 
-def to_act(state: State) -> list[int]:
+def to_act(state: Mapping[str, Any]) -> list[int]:
     if state["phase"] == "setup":
         return [s for s in active_seats(state) if state["setup_tiles"][s]]
     if state["phase"] == "play":
@@ -206,7 +231,7 @@ def waiting(state: State, seat: int) -> str:
 def _turn(move: Rules) -> Rules:
     """A turn action (take, place, discard, move): refused during setup."""
 
-    def checked(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+    def checked(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
         if state["phase"] == "setup":
             raise IllegalAction(
                 f"during setup insert your face-up tile {state['setup_tiles'][seat][0]} "
@@ -228,7 +253,7 @@ def _within(action: Action, key: str, last: int) -> int:
     return value
 
 
-def _insert(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _insert(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Setup": insert the face-up setup tile anywhere the face-up numbers
     ascend.  [house] Setup insertions never earn a bonus turn: the seed's bonus rule
     belongs to the turn actions, and setup is played by everyone at once."""
@@ -257,7 +282,7 @@ def _insert(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return events
 
 
-def _maybe_start_play(state: State, events: list[Event]) -> None:
+def _maybe_start_play(state: CompletoState, events: list[Event]) -> None:
     """When every active seat has inserted its setup tiles, play begins."""
     if state["phase"] != "setup" or to_act(state):
         return
@@ -293,7 +318,7 @@ def _reading(action: Action, tile: int, problem_at: Callable[[int], str | None])
     )
 
 
-def _take(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _take(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Take and place", first half: turn up a random face-down pool tile or
     take a face-up pool tile.  Everyone sees the number."""
     if state["hand"] is not None:
@@ -340,7 +365,7 @@ def _take(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return [event]
 
 
-def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _place(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Take and place", second half: the tile in hand replaces a face-down
     tile where the face-up numbers still ascend; the replaced tile goes face down into
     the pool.  Then the bonus turn or round end is settled."""
@@ -383,7 +408,7 @@ def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return events
 
 
-def _discard(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _discard(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md: a tile that fits nowhere (under either reading) goes face up into
     the pool.  A tile that fits somewhere must be placed."""
     hand = state["hand"]
@@ -417,7 +442,7 @@ def _describe_spots(spots: list[list[int]]) -> str:
     return "; ".join(parts)
 
 
-def _move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _move(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """docs/games/completto.md "Move": take one face-down tile of your row and insert it at another
     position (``to`` is its index in the resulting row).  No ordering rule applies."""
     if state["hand"] is not None:
@@ -442,13 +467,13 @@ def _move(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return events
 
 
-def idle_limit(state: State) -> int:
+def idle_limit(state: Mapping[str, Any]) -> int:
     """Turns in a row without progress that end the round (docs/games/completto.md
     "No progress")."""
     return IDLE_TURNS_PER_PLAYER * len(active_seats(state))
 
 
-def _idle_turn(state: State, events: list[Event], rng: Rng) -> None:
+def _idle_turn(state: CompletoState, events: list[Event], rng: Rng) -> None:
     """A turn that drew no face-down tile and turned none face up: count it; at the
     limit the round ends without a winner of the row, else the turn passes."""
     # .get: a table saved before the no-progress rule has no counter yet.
@@ -459,8 +484,12 @@ def _idle_turn(state: State, events: list[Event], rng: Rng) -> None:
         _pass_turn(state, events)
 
 
-def _pass_turn(state: State, events: list[Event]) -> None:
-    state["current"] = _active_from(state, state["current"] + 1)
+def _pass_turn(state: CompletoState, events: list[Event]) -> None:
+    """The turn passes on during play (``current`` is a seat then)."""
+    current = state["current"]
+    if current is None:
+        raise ValueError("a turn passes on only during play")
+    state["current"] = _active_from(state, current + 1)
     state["bonus"] = False
     state["turn"] += 1
     events.append({"type": "turn", "seat": state["current"], "bonus": False})
@@ -469,7 +498,7 @@ def _pass_turn(state: State, events: list[Event]) -> None:
 # --------------------------------------------------------------------------- rounds
 
 
-def round_penalties(state: State) -> list[int]:
+def round_penalties(state: Mapping[str, Any]) -> list[int]:
     """docs/games/completto.md "End": minus one per face-down tile left in the row.  [house] A seat
     that resigned scores the full row (22) for every round it did not finish."""
     return [
@@ -478,7 +507,7 @@ def round_penalties(state: State) -> list[int]:
     ]
 
 
-def _end_round(state: State, winner: int | None, events: list[Event], rng: Rng) -> None:
+def _end_round(state: CompletoState, winner: int | None, events: list[Event], rng: Rng) -> None:
     """The first complete row ends the round (``winner``), or a stall does (``None``,
     docs/games/completto.md "No progress"); score it, then deal again or finish.
     [house] The next round's start player is the seat after this round's."""
@@ -503,12 +532,12 @@ def _end_round(state: State, winner: int | None, events: list[Event], rng: Rng) 
     events.append({"type": "round_start", "round": state["round"], "start": state["start"]})
 
 
-def totals(state: State) -> list[int]:
+def totals(state: Mapping[str, Any]) -> list[int]:
     """Minus points per seat over the finished rounds."""
     return [sum(p[seat] for p in state["penalties"]) for seat in range(state["seats"])]
 
 
-def _finish(state: State, events: list[Event], sole_survivor: int | None) -> None:
+def _finish(state: CompletoState, events: list[Event], sole_survivor: int | None) -> None:
     """Fewest minus points among the seats still playing wins; ties share."""
     total = totals(state)
     if sole_survivor is not None:
@@ -537,7 +566,7 @@ def _finish(state: State, events: list[Event], sole_survivor: int | None) -> Non
     events.append({"type": "game_end", "result": state["result"]})
 
 
-def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _resign(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Event]:
     """A resigning seat leaves; its row stays as it lies, out of play.  A tile it had
     turned up (in hand or as its next setup tile) goes face up into the pool, its other
     setup tiles face down.  When one player is left, that player wins."""

@@ -23,7 +23,8 @@ if every seat resigns the game ends at once with no winner.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from tablehub.server.games.base import Action, Event, Result, State, Status, clone
 from tablehub.server.games.moves import MoveTable
@@ -38,6 +39,20 @@ from tablehub.server.games.nmbr9.rules import (
 from tablehub.server.games.nmbr9.shapes import DIGITS, canonical_rotation
 from tablehub.server.games.rng import Rng
 
+
+class Nmbr9State(TypedDict):
+    """The state's top level (the module docstring); the rules below are typed with it."""
+
+    round: int
+    deck: list[int]
+    rng: int
+    players: list[dict[str, Any]]
+    active: int
+    placed_count: int
+    finished: bool
+    reason: str | None
+
+
 DEFAULT_MAX_PLAYERS = 4
 TOURNAMENT_MAX_PLAYERS = 1000
 
@@ -47,7 +62,7 @@ def max_players(options: dict[str, Any]) -> int:
     return TOURNAMENT_MAX_PLAYERS if options.get("tournament") else DEFAULT_MAX_PLAYERS
 
 
-def setup(options: dict[str, Any], seats: int, seed: int) -> State:
+def setup(options: dict[str, Any], seats: int, seed: int) -> Nmbr9State:
     """Shuffle the 20 cards (two of each digit), seat the players (docs/games/nmbr9.md "Deck")."""
     rng = Rng.from_seed(seed)
     deck = rng.shuffled([d for d in DIGITS for _ in range(2)])
@@ -73,7 +88,7 @@ def restore(state: State) -> State:
     }
 
 
-def current_card(state: State) -> int:
+def current_card(state: Mapping[str, Any]) -> int:
     return int(state["deck"][state["round"] - 1])
 
 
@@ -106,7 +121,7 @@ def _copy(state: State, seat: int) -> State:
     return new
 
 
-def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _place(state: Nmbr9State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """Place the current card's tile (docs/games/nmbr9.md "Round", "Action")."""
     x, y, rot = action["x"], action["y"], action["rot"]
     digit = current_card(state)
@@ -134,7 +149,7 @@ def _place(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
     return events
 
 
-def _resign(state: State, seat: int, action: Action, rng: Rng) -> list[Event]:
+def _resign(state: Nmbr9State, seat: int, action: Action, rng: Rng) -> list[Event]:
     """[house] The seat stops placing; see the module docstring."""
     player = state["players"][seat]
     player["resigned"] = True
@@ -152,7 +167,7 @@ fields first, and hands each move a copy of the state sharing all but the top le
 the players list and the acting seat's entry."""
 
 
-def _advance(new: State, events: list[Event]) -> None:
+def _advance(new: Nmbr9State, events: list[Event]) -> None:
     """End the round when every active seat has placed; reveal the next card or finish."""
     if new["active"] == 0:
         new["finished"] = True
@@ -171,7 +186,7 @@ def _advance(new: State, events: list[Event]) -> None:
     events.append({"type": "finished", "scores": final["scores"], "winners": final["winners"]})
 
 
-def result(state: State) -> Result:
+def result(state: Mapping[str, Any]) -> Result:
     scores = [p["score"] for p in state["players"]]
     ranked = [s for s, p in enumerate(state["players"]) if not p["resigned"]]
     best = max((scores[s] for s in ranked), default=None)
