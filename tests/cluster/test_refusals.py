@@ -274,7 +274,9 @@ async def bad_day(
                 await outage(i)
             await games
     except TimeoutError:
-        stuck = "\n".join(str(p) for p in players if p.doing != "finished")
+        waiting = [p for p in players if p.doing != "finished"]
+        stored = {p.table: len(await read_log(store_url, p.table)) for p in waiting}
+        stuck = "\n".join(f"{p} (the store holds v{stored[p.table]})" for p in waiting)
         raise AssertionError(f"games not finished in {GAME_BUDGET_S:.0f} s:\n{stuck}") from None
     finally:
         games.cancel()
