@@ -1,8 +1,8 @@
 """The hub checks every action against its game's schema before the engine sees it.
 
-9-tower's engine ignores fields it does not read, so an action with a junk field that
-got past the hub would be applied and logged; refused here, it leaves the table, its
-version and its log exactly as they were.
+The engine checks the same schema again (server/games/fields.py, for bots, replays and
+tests); refused at the door, an action with a junk field never reaches the table: it
+leaves the table, its version and its log exactly as they were.
 """
 
 from __future__ import annotations
