@@ -468,7 +468,7 @@ def _far_groups(
     groups = []
     for _, masks in levels:
         for rot, mask in enumerate(masks):
-            values = []
+            values: list[int] = []
             while mask:
                 low = mask & -mask
                 y, x = divmod(low.bit_length() - 1, stride)
