@@ -52,12 +52,18 @@ def default_workers() -> int:
 
 
 PARENT_CHECK_S = 0.5
+WORKER_NICENESS = 5
+"""How much lower a worker's CPU priority is than its hub's: with one worker per CPU,
+bots fill every core when many think at once, and the hub's loop (every socket and
+table of the process) must come first."""
 
 
-def _exit_with(parent: int) -> None:
-    """In a worker, first thing: exit once the hub that started it is gone.  A hub
-    killed outright has no time to stop its workers, and a worker would wait for work
-    forever (it holds its own queue's write end), keeping the hub's stdout open."""
+def _start_worker(parent: int) -> None:
+    """In a worker, first thing: yield the CPU to the hub (:data:`WORKER_NICENESS`),
+    and exit once the hub that started it is gone.  A hub killed outright has no time
+    to stop its workers, and a worker would wait for work forever (it holds its own
+    queue's write end), keeping the hub's stdout open."""
+    os.nice(WORKER_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -103,7 +109,7 @@ class Thinker:
             # spawn, not fork: a forked child would inherit the hub's sockets and loop
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_exit_with, initargs=(os.getpid(),)
+                self.workers, mp_context=context, initializer=_start_worker, initargs=(os.getpid(),)
             )
         pool = self._pool
         try:

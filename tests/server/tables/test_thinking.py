@@ -17,7 +17,12 @@ import pytest
 
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
-from tablehub.server.tables.thinking import GIVE_UP_AFTER, PARENT_CHECK_S, Thinker
+from tablehub.server.tables.thinking import (
+    GIVE_UP_AFTER,
+    PARENT_CHECK_S,
+    WORKER_NICENESS,
+    Thinker,
+)
 
 
 def nmbr9() -> Game:
@@ -65,6 +70,16 @@ async def test_a_strong_move_is_thought_while_the_loop_runs(thinker: Thinker) ->
     move, ticks = await thought_with_ticks(thinker, state, "strong")
     assert move == nmbr9().bot_move(state, 0, "strong"), "the same move as on the loop"
     assert ticks > 0, "the loop ran other work meanwhile"
+
+
+async def test_workers_yield_the_cpu_to_their_hub(thinker: Thinker) -> None:
+    """Bots may fill every core: the hub's loop comes first."""
+    await thinker.move(nmbr9(), mid_game(), 0, "strong")
+    assert thinker._pool is not None
+    workers = [p.pid for p in thinker._pool._processes.values() if p.pid is not None]
+    hub = os.getpriority(os.PRIO_PROCESS, 0)
+    assert workers
+    assert all(os.getpriority(os.PRIO_PROCESS, w) == hub + WORKER_NICENESS for w in workers)
 
 
 async def test_the_fast_level_and_no_workers_think_on_the_loop(thinker: Thinker) -> None:
