@@ -12,8 +12,8 @@ that seat's bot plays there is applied once (``Game.apply``, the state left as i
 was).  The figures are CPU time per call (``process_time``: a machine shared with
 other work does not inflate them; a garbage collection does), median and p99:
 
-* ``legal``: the game's answer (``legal_actions`` / the compact encoder of
-  ``tables/compact.py`` / ``legal_step``);
+* ``legal``: the game's answer (``legal_actions`` / ``legal_groups``, the compact
+  form / ``legal_step``);
 * ``served``: that answer and its ``ok`` frame as the hub writes it the first time
   (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
   the same version (the kept reply);
@@ -47,7 +47,6 @@ from tablehub.server.games.nmbr9 import GAME
 from tablehub.server.games.nmbr9.bot import easy_action
 from tablehub.server.games.nmbr9.rules import legal_placements
 from tablehub.server.games.rng import Rng
-from tablehub.server.tables.compact import ENCODERS
 from tablehub.server.tables.legal_cache import LegalReply, ok_frame
 
 SEED = 3
@@ -107,7 +106,7 @@ def _full(game: Game, state: State, seat: int) -> dict[str, Any]:
 
 
 def _compact(game: Game, state: State, seat: int) -> dict[str, Any]:
-    return {"groups": ENCODERS[game.id](state, seat)}
+    return {"groups": game.legal_groups(state, seat)}
 
 
 def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
@@ -217,8 +216,7 @@ def main() -> None:
     )
     print(f"current card: {card}; legal placements: {len(legal)}")
     report("legal_actions (15 tiles)", timings(lambda: GAME.legal_actions(state, 0), args.calls))
-    compact = ENCODERS[GAME.id]
-    report("compact legal (15 tiles)", timings(lambda: compact(state, 0), args.calls))
+    report("compact legal (15 tiles)", timings(lambda: GAME.legal_groups(state, 0), args.calls))
     counts = {d: len(legal_placements(tiles, d)) for d in range(10)}
     print(f"legal placements per digit on this layout: {counts}")
     report(

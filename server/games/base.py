@@ -53,6 +53,8 @@ State: TypeAlias = dict[str, Any]
 Action: TypeAlias = dict[str, Any]
 Event: TypeAlias = dict[str, Any]
 View: TypeAlias = dict[str, Any]
+LegalGroup: TypeAlias = dict[str, Any]
+"""One group of the compact legal form: ``{"fixed": {...}, "fields": [...], "values": [...]}``."""
 
 
 class GameError(Exception):
@@ -213,6 +215,13 @@ class Game:
     restore: Callable[[State], State] | None = None
     """A state read back from the store (msgpack: every array a list) in the form the
     engine makes it, for a game whose states hold tuples; default: as it is."""
+    compact_choices: Callable[[State, int], list[LegalGroup]] | None = None
+    """The compact form of ``choices`` (protocol/README.md "Compact legal"), for a game
+    whose legal list is hundreds of maps that differ in a field or two: the same actions
+    grouped, each group's unchanging fields (``fixed``) once, the names of the varying
+    ones (``fields``) and their values for every action of the group in one flat list
+    (``values``).  Expanding every group (``protocol/legal.py``) gives exactly the
+    ``choices``.  None: the game answers the compact ask with the plain list."""
     reveal: Callable[[State], View] | None = None
     """The all-seeing view: everything in the state a player may see once the game is over
     (every hand, every face-down piece), for a finished game's replay; default: the
@@ -327,6 +336,14 @@ class Game:
         if seat not in self.status(state)["to_act"]:
             return []
         return self.choices(state, seat)
+
+    def legal_groups(self, state: State, seat: int) -> list[LegalGroup] | None:
+        """:meth:`legal_actions` in the compact form, or None for a game without one."""
+        if self.compact_choices is None:
+            return None
+        if seat not in self.status(state)["to_act"]:
+            return []
+        return self.compact_choices(state, seat)
 
     def legal_step(self, state: State, seat: int, partial: Action) -> Step:
         """The staged form of ``legal``: the choices for the next field of ``partial``

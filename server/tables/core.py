@@ -40,7 +40,6 @@ from tablehub.server.games.base import (
     IllegalAction,
     Status,
 )
-from tablehub.server.tables.compact import ENCODERS
 from tablehub.server.tables.errors import TableError
 from tablehub.server.tables.idempotency import RETRYABLE, ActKeys, key_digest, seat_token
 from tablehub.server.tables.record import LogEntry, Seat, TableRecord, TableStatus
@@ -266,12 +265,10 @@ def _legal(game: Game, table: Table, command: Legal) -> Reply:
     record = table.record
     seat, partial = command.seat, command.partial
     _seat_exists(record, seat)
-    if partial is None and command.compact and game.id in ENCODERS:
-        # the compact form (tables/compact.py); like ``legal_actions``: nothing for a
-        # seat that need not act now
-        if seat not in table.status["to_act"]:
-            return {"groups": [], "version": record.version}
-        return {"groups": ENCODERS[game.id](record.state, seat), "version": record.version}
+    if partial is None and command.compact:
+        groups = game.legal_groups(record.state, seat)  # None: the game has no compact form
+        if groups is not None:
+            return {"groups": groups, "version": record.version}
     if partial is not None:
         try:
             step = game.legal_step(record.state, seat, partial)

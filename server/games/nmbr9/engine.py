@@ -26,12 +26,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from tablehub.server.games.base import Action, Event, Result, State, Status, clone
+from tablehub.server.games.base import (
+    Action,
+    Event,
+    LegalGroup,
+    Result,
+    State,
+    Status,
+    clone,
+)
 from tablehub.server.games.moves import MoveTable
 from tablehub.server.games.nmbr9.rules import (
     ROUNDS,
     check_placement,
     legal_actions,
+    legal_groups,
     make_tile,
     restore_tiles,
     tile_score,
@@ -111,6 +120,12 @@ def waiting(state: State, seat: int) -> str:
 def legal(state: State, seat: int) -> list[Action]:
     """Every legal placement of the current card for a seat that must act (docs/games/nmbr9.md)."""
     return legal_actions(state["players"][seat]["tiles"], current_card(state))
+
+
+def legal_compact(state: State, seat: int) -> list[LegalGroup]:
+    """:func:`legal` grouped per level and rotation, ``x`` and ``y`` varying
+    (``Game.compact_choices``; ``rules.legal_groups``)."""
+    return legal_groups(state["players"][seat]["tiles"], current_card(state))
 
 
 def _copy(state: State, seat: int) -> State:
