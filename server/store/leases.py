@@ -7,7 +7,9 @@ delays renewal, and leases were lost under load for dozens of tables at once.  S
 :class:`LeaseKeeper` renews from a daemon thread with its own synchronous Redis
 connection: it needs the GIL for a moment every ``interval`` seconds, never a turn of
 the event loop.  A renewal that finds the lease gone is reported to the loop
-(``call_soon_threadsafe``).
+(``call_soon_threadsafe``), and so is a lease not renewed for a whole lease (Redis out
+of reach): it has expired there and another process may run the table, so its actor
+here must stop.
 
 How late the loop runs is watched by ``server/ops/loopwatch.py`` (every store has an
 event loop; only Redis has leases): past a quarter lease the hub refuses new tables
