@@ -244,6 +244,14 @@ async def run_replay_screen(
         names = await game_names(conn)
         replay = await _load(conn, url, table, seat)
         screen = ReplayScreen(replay, table, names.get(replay.game, replay.game), terminal)
+
+        async def seen_by(wanted: int | None, all_seeing: bool = False) -> ReplayScreen:
+            """The same move as another audience sees it (CliError: the screen stays)."""
+            switched = await _load(conn, url, table, wanted, all_seeing=all_seeing)
+            fresh = ReplayScreen(switched, table, screen.game_name, terminal)
+            fresh.at = min(screen.at, switched.last)
+            return fresh
+
         while True:
             screen.draw()
             line = await lines.readline()
@@ -252,13 +260,10 @@ async def run_replay_screen(
             word, _, rest = line.strip().lower().partition(" ")
             if word in ("a", "all") and not rest.strip():
                 try:
-                    switched = await _load(conn, url, table, None, all_seeing=True)
+                    screen = await seen_by(None, all_seeing=True)
                 except CliError as err:
                     screen.message = err.message
                     continue
-                at = screen.at
-                screen = ReplayScreen(switched, table, screen.game_name, terminal)
-                screen.at = min(at, switched.last)
                 screen.message = "Everything, as the game held it: h lists what was hidden."
                 continue
             if word in ("s", "seat") and (rest.strip().isdigit() or not rest.strip()):
@@ -268,13 +273,9 @@ async def run_replay_screen(
                     screen.message = "Seats are numbered from 1: s 1 is the first seat."
                     continue
                 try:
-                    switched = await _load(conn, url, table, wanted)
+                    screen = await seen_by(wanted)
                 except CliError as err:
                     screen.message = err.message
-                    continue
-                at = screen.at
-                screen = ReplayScreen(switched, table, screen.game_name, terminal)
-                screen.at = min(at, switched.last)
                 continue
             if not screen.step(line):
                 break
