@@ -226,6 +226,10 @@ class Game:
     """The all-seeing view: everything in the state a player may see once the game is over
     (every hand, every face-down piece), for a finished game's replay; default: the
     ordinary view for a ``public_view`` game, none for a game that hides information."""
+    counts_rounds: bool = False
+    """Whether the game's board view counts rounds (its ``round``, from 1: a 9-tower
+    card, a Termite Towers day and night), which a replay jumps by; otherwise a replay
+    jumps by the table's turns."""
 
     def __post_init__(self) -> None:
         if not self.bots:
@@ -273,6 +277,11 @@ class Game:
     def restored(self, state: State) -> State:
         """``state`` as decoded from the store, in the engine's own form (``restore``)."""
         return state if self.restore is None else self.restore(state)
+
+    @property
+    def has_all_seeing(self) -> bool:
+        """Whether the game has an all-seeing view (its ``reveal``, or its public view)."""
+        return self.reveal is not None or self.public_view
 
     def all_seeing(self, state: State) -> View | None:
         """The all-seeing view of ``state`` (``reveal``); ``None`` when the game hides

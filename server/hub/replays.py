@@ -46,10 +46,6 @@ WAITING = 16
 client sends it again after ``retry_ms``), so a flood of asks holds neither memory
 (no log is read before its build starts) nor the tables' time."""
 BUSY_RETRY_MS = 1000
-COUNTS_ROUNDS = frozenset({"nmbr9", "termite"})
-"""Games whose board counts rounds (its ``round``: a 9-tower card, a Termite Towers day
-and night); a replay of any other game jumps by the table's turns (its ``turn``, which
-moves on whenever a new deadline starts: a number-row turn, a wall-duel move)."""
 
 
 T = TypeVar("T")
@@ -190,7 +186,7 @@ class Replays:
             "all_seeing": all_seeing,
             "status": str(current.status),
             "newest": current.version,
-            "round_name": "round" if current.game in COUNTS_ROUNDS else "turn",
+            "round_name": "round" if _counts_rounds(current.game) else "turn",
             **found,
         }
 
@@ -208,7 +204,7 @@ def _check_all_seeing(current: TableRecord, seat: int | None) -> None:
         )
     game = get_game(current.game)
     assert game is not None
-    if game.reveal is None and not game.public_view:
+    if not game.has_all_seeing:
         raise TableError("bad_message", f"{game.name} has no all-seeing view")
 
 
@@ -260,11 +256,19 @@ def replay_page(
     return {"start": start, "moves": moves}
 
 
+def _counts_rounds(game_id: str) -> bool:
+    game = get_game(game_id)
+    return game is not None and game.counts_rounds
+
+
 def round_at(game: str, view: dict[str, Any]) -> int | None:
     """The round (or turn) a table view shows, counted from 1, as the replay's jumps
-    count them (``COUNTS_ROUNDS``); None before play begins (seats still free)."""
+    count them: the board's ``round`` for a game that counts rounds
+    (``Game.counts_rounds``), else the table's ``turn`` (which moves on whenever a new
+    deadline starts: a number-row turn, a wall-duel move); None before play begins
+    (seats still free)."""
     if view["status"] == "waiting":
         return None
-    if game in COUNTS_ROUNDS:
+    if _counts_rounds(game):
         return int(view["board"]["round"])
     return int(view["turn"]) + 1

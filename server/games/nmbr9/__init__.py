@@ -81,6 +81,7 @@ GAME = Game(
     howto=howto.SECTIONS,
     restore=restore,
     public_view=True,
+    counts_rounds=True,
     max_players_with_options=max_players,
 )
 

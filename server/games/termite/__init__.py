@@ -98,4 +98,5 @@ GAME = Game(
     help=HELP,
     howto=howto.SECTIONS,
     public_view=False,
+    counts_rounds=True,
 )
