@@ -186,7 +186,7 @@ def _compile_value(node: Mapping[str, Any], where: str) -> tuple[Check, str]:
         raise ValueError(f"{where}: the action checks do not understand type {kind!r}")
     if not nullable:
         return check, words
-    return (lambda value: None if value is None else check(value)), f"{words} or null"
+    return (lambda value: None if value is None else check(value)), f"{words}, or nothing"
 
 
 def _integer(lo: int | None, hi: int | None) -> tuple[Check, str]:
