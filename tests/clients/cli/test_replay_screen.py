@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tablehub.clients.cli.connection import Connection
 from tests.clients.cli import TIMEOUT, run_cli
-from tests.clients.cli.pty_terminal import in_terminal
+from tests.clients.cli.pty_terminal import PtyScreen, in_terminal
 from tests.conftest import RunningHub
 
 ESCAPE = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[78])")
@@ -40,38 +40,55 @@ def frames(text: str) -> list[list[str]]:
     return out
 
 
+def fitting_frames(text: str) -> list[list[str]]:
+    """Each screen drawn, each checked to fit 80 columns by 24 rows."""
+    drawn = frames(text)
+    for rows in drawn:
+        assert len(rows) <= 24, rows
+        assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
+    return drawn
+
+
+class Keys:
+    """Keys typed at the replay prompt, each answered by a screen showing ``expect``."""
+
+    def __init__(self, screen: PtyScreen, at: int) -> None:
+        self.screen = screen
+        self.at = at
+
+    @classmethod
+    async def at_prompt(cls, screen: PtyScreen) -> Keys:
+        return cls(screen, (await screen.wait_for(PROMPT, 0)).end())
+
+    async def key(self, line: str, expect: str) -> str:
+        """Type ``line``; what matched ``expect`` on the screen it brought."""
+        self.screen.type(line)
+        found = await self.screen.wait_for(re.compile(expect), self.at)
+        self.at = (await self.screen.wait_for(PROMPT, found.end())).end()
+        return found.group(0)
+
+
 async def test_replay_in_an_80_by_24_terminal(hub: RunningHub, tmp_path: Path) -> None:
     table, last = await bot_game(hub, "completto", 2, seed=8)
     async with in_terminal(tmp_path, "replay", table, "--url", hub.url) as (proc, screen):
-        at = (await screen.wait_for(PROMPT, 0)).end()
+        typed = await Keys.at_prompt(screen)
 
-        async def typed(line: str, expect: str) -> str:
-            nonlocal at
-            screen.type(line)
-            found = await screen.wait_for(re.compile(expect), at)
-            at = (await screen.wait_for(PROMPT, found.end())).end()
-            return found.group(0)
-
-        await typed("f", r"move 0 of \d+")
-        await typed("n", r"A bot took seat 1\.")
-        await typed("", r"move 2 of")
-        await typed("n", r"move 3 of")
-        await typed("b", r"move 2 of")
-        moved = await typed("t 4", r"move (\d+) of \d+ · turn 4 of")
+        await typed.key("f", r"move 0 of \d+")
+        await typed.key("n", r"A bot took seat 1\.")
+        await typed.key("", r"move 2 of")
+        await typed.key("n", r"move 3 of")
+        await typed.key("b", r"move 2 of")
+        moved = await typed.key("t 4", r"move (\d+) of \d+ · turn 4 of")
         assert int(moved.split()[1]) > 3
-        await typed("n", r"▶ bot \d: [a-z]")
-        await typed("l", rf"move {last} of {last}")
-        await typed("s 2", r"as bot 2")  # seats numbered from 1, as on the screen
-        await typed("s 0", r"Seats are numbered from 1")
-        await typed("s", r"as the spectators")
-        await typed("zap", r"Not a replay key")
+        await typed.key("n", r"▶ bot \d: [a-z]")
+        await typed.key("l", rf"move {last} of {last}")
+        await typed.key("s 2", r"as bot 2")  # seats numbered from 1, as on the screen
+        await typed.key("s 0", r"Seats are numbered from 1")
+        await typed.key("s", r"as the spectators")
+        await typed.key("zap", r"Not a replay key")
         screen.type("q")
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-        drawn = frames(screen.text)
-        assert len(drawn) >= 11
-        for rows in drawn:
-            assert len(rows) <= 24, rows
-            assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
+        assert len(fitting_frames(screen.text)) >= 11
         assert "Traceback" not in screen.text and "None" not in screen.text
 
 
@@ -102,27 +119,18 @@ async def test_the_all_seeing_view_of_a_finished_game_in_80_by_24(
 ) -> None:
     table, last = await bot_game(hub, "completto", 2, seed=9)
     async with in_terminal(tmp_path, "replay", table, "--url", hub.url) as (proc, screen):
-        at = (await screen.wait_for(PROMPT, 0)).end()
+        typed = await Keys.at_prompt(screen)
 
-        async def typed(line: str, expect: str) -> str:
-            nonlocal at
-            screen.type(line)
-            found = await screen.wait_for(re.compile(expect), at)
-            at = (await screen.wait_for(PROMPT, found.end())).end()
-            return found.group(0)
-
-        await typed("a", r"as everything \(all-seeing\)")
-        await typed("t 3", r"turn 3 of \d+ · as everything")
-        await typed("h", r"bot 1: face-down tiles: place \d+ holds \d+")
-        await typed("h", r"h hidden · q quit")
-        await typed("l", rf"move {last} of {last}")
-        await typed("s 1", r"as bot 1")
-        await typed("h", r"Not a replay key")  # only the all-seeing view lists what was hidden
+        await typed.key("a", r"as everything \(all-seeing\)")
+        await typed.key("t 3", r"turn 3 of \d+ · as everything")
+        await typed.key("h", r"bot 1: face-down tiles: place \d+ holds \d+")
+        await typed.key("h", r"h hidden · q quit")
+        await typed.key("l", rf"move {last} of {last}")
+        await typed.key("s 1", r"as bot 1")
+        await typed.key("h", r"Not a replay key")  # only the all-seeing view lists what was hidden
         screen.type("q")
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
-        for rows in frames(screen.text):
-            assert len(rows) <= 24, rows
-            assert all(len(row) <= 80 for row in rows), [r for r in rows if len(r) > 80]
+        fitting_frames(screen.text)
         assert "Traceback" not in screen.text and "None" not in screen.text
 
 
