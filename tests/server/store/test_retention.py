@@ -19,14 +19,15 @@ from tablehub.server.store import Store, open_store
 from tablehub.server.store.memory import MemoryStore
 from tablehub.server.store.redis import RedisStore
 from tablehub.server.store.retention import FINISHED_KEYS
-from tablehub.server.tables.core import AddBot, BotMove, Table, handle
+from tablehub.server.tables.core import AddBot, BotMove, Commit, Table, handle
 from tablehub.server.tables.gamerecord import build, verify
 from tablehub.server.tables.journal import VersionConflict
 from tablehub.server.tables.record import Seat, TableRecord, TableStatus
 
 
-async def finish(store: Store, game_id: str = "brix", seed: int = 1) -> TableRecord:
-    """A table of bots played to its end, every commit stored; its final record."""
+async def commits_of_a_game(store: Store, game_id: str = "brix", seed: int = 1) -> list[Commit]:
+    """A table of bots created in ``store`` and played to its end in memory: every
+    commit in order (none stored yet)."""
     game = get_game(game_id)
     assert game is not None
     options = game.validate_options({})
@@ -45,12 +46,21 @@ async def finish(store: Store, game_id: str = "brix", seed: int = 1) -> TableRec
     await store.create(record)
     table = Table.of(record)
     commands: list[Any] = [AddBot(0, None), AddBot(1, None)]
+    out = []
     while table.record.status is not TableStatus.FINISHED:
         command = commands.pop(0) if commands else BotMove(table.status["to_act"][0], None)
         for commit in handle(table, command, now).commits:
-            await store.commit(commit.record, commit.entry, table.record.version)
+            out.append(commit)
             table = commit.table
-    return table.record
+    return out
+
+
+async def finish(store: Store, game_id: str = "brix", seed: int = 1) -> TableRecord:
+    """A table of bots played to its end, every commit stored; its final record."""
+    commits = await commits_of_a_game(store, game_id, seed)
+    for commit in commits:
+        await store.commit(commit.record, commit.entry, commit.record.version - 1)
+    return commits[-1].record
 
 
 async def test_memory_keeps_the_last_n_finished_games_after_they_are_forgotten() -> None:
@@ -111,36 +121,6 @@ async def test_redis_keeps_a_finished_game_for_the_retention_with_one_snapshot(
     finally:
         await admin.aclose()
         await store.close()
-
-
-async def commits_of_a_game(store: Store, seed: int = 1) -> list[Any]:
-    """A table of bots created in ``store`` and played to its end in memory: every
-    commit in order (none stored yet)."""
-    game = get_game("brix")
-    assert game is not None
-    options = game.validate_options({})
-    now = int(time.time() * 1000)
-    record = TableRecord(
-        table=f"keep-{secrets.token_hex(4)}",
-        game="brix",
-        options=options,
-        turn_ms=None,
-        seed=seed,
-        seats=[Seat() for _ in range(2)],
-        state=game.setup(options, 2, seed),
-        created_ms=now,
-        updated_ms=now,
-    )
-    await store.create(record)
-    table = Table.of(record)
-    commands: list[Any] = [AddBot(0, None), AddBot(1, None)]
-    out = []
-    while table.record.status is not TableStatus.FINISHED:
-        command = commands.pop(0) if commands else BotMove(table.status["to_act"][0], None)
-        for commit in handle(table, command, now).commits:
-            out.append(commit)
-            table = commit.table
-    return out
 
 
 async def test_redis_sets_the_expiry_inside_the_commit_that_finishes_the_game(
