@@ -8,8 +8,8 @@ from __future__ import annotations
 class SessionRefusal(Exception):
     """``code`` is the stable wire error code (protocol/v1/index.json)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_ms: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.retry_ms: int | None = None
+        self.retry_ms = retry_ms

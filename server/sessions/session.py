@@ -53,11 +53,11 @@ CLOSE_FAULTS = {
 }
 """The gate's closes, in words for the log."""
 SERVER_SIDE = frozenset({"overloaded", "unavailable", "internal_error"})
+"""Error codes that say something about the server, not the request."""
 REPLAYS_AT_ONCE = 2
 """``record`` and ``replay`` requests one connection may have under way (the hub also
 bounds them all: hub/replays.py ``Builds``)."""
 REPLAY_RETRY_MS = 500
-"""Error codes that say something about the server, not the request."""
 _ids = itertools.count(1)
 
 Message = dict[str, Any]
@@ -558,11 +558,11 @@ class Session:
         """A ``record`` or ``replay`` request (each rebuilds views from a whole game's
         log): REPLAYS_AT_ONCE under way per connection, more refused ``overloaded``."""
         if self._replaying >= REPLAYS_AT_ONCE:
-            refusal = SessionRefusal(
-                "overloaded", "wait for the answer to your other replay or record request"
+            raise SessionRefusal(
+                "overloaded",
+                "wait for the answer to your other replay or record request",
+                REPLAY_RETRY_MS,
             )
-            refusal.retry_ms = REPLAY_RETRY_MS
-            raise refusal
         self._replaying += 1
 
         async def counted() -> None:
