@@ -16,13 +16,7 @@ COMPACT = "compact"
 
 def expand(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every action the groups of a compact reply stand for, group after group."""
-    actions = []
-    for group in groups:
-        fixed, fields, values = group["fixed"], group["fields"], group["values"]
-        width = len(fields)
-        for at in range(0, len(values), width):
-            actions.append({**fixed, **dict(zip(fields, values[at : at + width], strict=True))})
-    return actions
+    return [_action(group, k) for group in groups for k in range(_size(group))]
 
 
 def listed_actions(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -39,7 +33,7 @@ def count(reply: dict[str, Any]) -> int:
     groups = reply.get("groups")
     if groups is None:
         return len(reply["actions"])
-    return sum(len(group["values"]) // len(group["fields"]) for group in groups)
+    return sum(_size(group) for group in groups)
 
 
 def pick(reply: dict[str, Any], index: int) -> dict[str, Any]:
@@ -50,12 +44,20 @@ def pick(reply: dict[str, Any], index: int) -> dict[str, Any]:
         action: dict[str, Any] = reply["actions"][index]
         return action
     for group in groups:
-        fields = group["fields"]
-        width = len(fields)
-        size = len(group["values"]) // width
+        size = _size(group)
         if index < size:
-            start = index * width
-            chosen = group["values"][start : start + width]
-            return {**group["fixed"], **dict(zip(fields, chosen, strict=True))}
+            return _action(group, index)
         index -= size
     raise IndexError("no such action in this legal reply")
+
+
+def _size(group: dict[str, Any]) -> int:
+    """How many actions a group stands for."""
+    return len(group["values"]) // len(group["fields"])
+
+
+def _action(group: dict[str, Any], k: int) -> dict[str, Any]:
+    """Action ``k`` of a group: its fixed fields and the k-th run of values."""
+    fields = group["fields"]
+    values = group["values"][k * len(fields) : (k + 1) * len(fields)]
+    return {**group["fixed"], **dict(zip(fields, values, strict=True))}
