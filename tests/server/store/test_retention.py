@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -91,50 +92,51 @@ async def test_memory_keeping_nothing_forgets_finished_games_with_their_tables()
     await store.close()
 
 
-async def test_redis_keeps_a_finished_game_for_the_retention_with_one_snapshot(
-    redis_url: str,
-) -> None:
+@pytest.fixture
+async def kept(redis_url: str) -> AsyncIterator[tuple[RedisStore, aioredis.Redis]]:
+    """A Redis store keeping finished games for an hour, and a client to look inside."""
     store = open_store(redis_url)
     assert isinstance(store, RedisStore)
     store.keep_finished_s = 3600
     await store.start()
     admin = aioredis.Redis.from_url(redis_url)
-    try:
-        stale = f"stale-{secrets.token_hex(4)}"
-        await admin.zadd("th:tables", {stale: 1000})  # a listing entry from long ago
-        playing = f"playing-{secrets.token_hex(4)}"
-        await admin.zadd("th:tables", {playing: int(time.time() * 1000)})
-        record = await finish(store)
-        t = record.table
-        for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
-            ttl = await admin.ttl(f"th:{{{t}}}:{name}")
-            assert 3000 < ttl <= 3600, (name, ttl)
-        assert await admin.llen(f"th:{{{t}}}:snaps") == 1
-        assert await admin.llen(f"th:{{{t}}}:log") == record.version
-        assert await admin.zscore("th:tables", stale) is None
-        assert await admin.zscore("th:tables", playing) is not None
-        loaded = await store.load(t)
-        assert loaded is not None and loaded.result == record.result
-        assert verify(build(loaded, await store.log(t))) == record.version
-        await admin.zrem("th:tables", playing)
-        await store.delete(t)
-    finally:
-        await admin.aclose()
-        await store.close()
+    yield store, admin
+    await admin.aclose()
+    await store.close()
+
+
+async def test_redis_keeps_a_finished_game_for_the_retention_with_one_snapshot(
+    kept: tuple[RedisStore, aioredis.Redis],
+) -> None:
+    store, admin = kept
+    stale = f"stale-{secrets.token_hex(4)}"
+    await admin.zadd("th:tables", {stale: 1000})  # a listing entry from long ago
+    playing = f"playing-{secrets.token_hex(4)}"
+    await admin.zadd("th:tables", {playing: int(time.time() * 1000)})
+    record = await finish(store)
+    t = record.table
+    for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
+        ttl = await admin.ttl(f"th:{{{t}}}:{name}")
+        assert 3000 < ttl <= 3600, (name, ttl)
+    assert await admin.llen(f"th:{{{t}}}:snaps") == 1
+    assert await admin.llen(f"th:{{{t}}}:log") == record.version
+    assert await admin.zscore("th:tables", stale) is None
+    assert await admin.zscore("th:tables", playing) is not None
+    loaded = await store.load(t)
+    assert loaded is not None and loaded.result == record.result
+    assert verify(build(loaded, await store.log(t))) == record.version
+    await admin.zrem("th:tables", playing)
+    await store.delete(t)
 
 
 async def test_redis_sets_the_expiry_inside_the_commit_that_finishes_the_game(
-    redis_url: str,
+    kept: tuple[RedisStore, aioredis.Redis], redis_url: str
 ) -> None:
     """Every EXPIRE of the table's keys runs inside the commit script (MONITOR shows
     it from ``lua``): the finished game is stored together with its expiry or not at
     all -- no command sent beside the commit, which a lost connection or a failed
     pipeline could drop, carries it."""
-    store = open_store(redis_url)
-    assert isinstance(store, RedisStore)
-    store.keep_finished_s = 3600
-    await store.start()
-    admin = aioredis.Redis.from_url(redis_url)
+    store, admin = kept
     watcher = aioredis.Redis.from_url(redis_url)
     try:
         commits = await commits_of_a_game(store)
@@ -163,36 +165,28 @@ async def test_redis_sets_the_expiry_inside_the_commit_that_finishes_the_game(
         await store.delete(t)
     finally:
         await watcher.aclose()
-        await admin.aclose()
-        await store.close()
 
 
-async def test_redis_a_refused_finishing_commit_sets_no_expiry(redis_url: str) -> None:
+async def test_redis_a_refused_finishing_commit_sets_no_expiry(
+    kept: tuple[RedisStore, aioredis.Redis],
+) -> None:
     """A finishing commit Redis refuses (a stale version: another owner moved on)
     changes nothing -- not even the expiry of the keys of the table still being
     played, which the commands sent beside the commit used to set regardless -- and the
     same commit sent right sets it."""
-    store = open_store(redis_url)
-    assert isinstance(store, RedisStore)
-    store.keep_finished_s = 3600
-    await store.start()
-    admin = aioredis.Redis.from_url(redis_url)
-    try:
-        commits = await commits_of_a_game(store, seed=2)
-        t = commits[0].record.table
-        for commit in commits[:-1]:
-            await store.commit(commit.record, commit.entry, commit.record.version - 1)
-        last = commits[-1]
-        with pytest.raises(VersionConflict):
-            await store.commit(last.record, last.entry, last.record.version - 2)
-        for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
-            assert await admin.ttl(f"th:{{{t}}}:{name}") == -1, name
-        loaded = await store.load(t)
-        assert loaded is not None and loaded.status is TableStatus.PLAYING
-        await store.commit(last.record, last.entry, last.record.version - 1)
-        for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
-            assert 3000 < await admin.ttl(f"th:{{{t}}}:{name}") <= 3600, name
-        await store.delete(t)
-    finally:
-        await admin.aclose()
-        await store.close()
+    store, admin = kept
+    commits = await commits_of_a_game(store, seed=2)
+    t = commits[0].record.table
+    for commit in commits[:-1]:
+        await store.commit(commit.record, commit.entry, commit.record.version - 1)
+    last = commits[-1]
+    with pytest.raises(VersionConflict):
+        await store.commit(last.record, last.entry, last.record.version - 2)
+    for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
+        assert await admin.ttl(f"th:{{{t}}}:{name}") == -1, name
+    loaded = await store.load(t)
+    assert loaded is not None and loaded.status is TableStatus.PLAYING
+    await store.commit(last.record, last.entry, last.record.version - 1)
+    for name in ("meta", "ver", "epoch", "log", "snap", "snaps"):
+        assert 3000 < await admin.ttl(f"th:{{{t}}}:{name}") <= 3600, name
+    await store.delete(t)
