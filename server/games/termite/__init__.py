@@ -59,7 +59,9 @@ Only collect-slot dice count for a main stake's majority (a soldier 2); tunnel-s
 dice dig, one tunnel each (a soldier too); each neutral colour is its own rival; a tie
 for most gives each tied player 1 cube and nobody is second. Players may share a tunnel
 edge. Collected cubes come from that main stake or a stake card your tunnels reach; the
-traded (E) cube from any face-up stake card with cubes, tunnels or not. Rooms hold up
+traded (E) cube from any face-up stake card with cubes, tunnels or not. A main stake is
+stocked once (6 cubes) and never refilled from the cube supply; cubes paid in a trade go
+back to their colour's main stake. Rooms hold up
 to 3 dice of one value; an empty room has no egg, cubes or dice. Any number of queen
 cards on your turn before your die; a soldier may bump any worker, even your own; a
 bumped die is placed again at once, without a helper. Two rooms move cubes once per die

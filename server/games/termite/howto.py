@@ -35,7 +35,8 @@ def _stakes() -> str:
         f"with {data.MAIN_STAKE_CUBES} cubes of its colour, and {len(data.STAKE_CARD_NODES)} "
         f"stake cards lie face down under it ({first_row} in the first row, {second_row} in "
         f"the second). The {cards} stake cards show {shown} cubes of each colour. That is "
-        f"all the wood there is: a cube built into a wall never comes back."
+        f"all the wood there is: nothing refills the stakes but cubes paid in trades, and a "
+        f"cube built into a wall never comes back."
     )
 
 
@@ -108,9 +109,9 @@ def _night_cards() -> list[str]:
         "counts as 2 dice; a tie for most gives each tied player 1 cube and nobody is "
         "second). You take the cubes from that stake or from any face-up stake card your "
         "tunnels reach, into your rooms.",
-        "E: trade: pay 2 cubes from your rooms, an egg, a queen card or a blueprint card, "
-        "and take 1 cube of any colour from any face-up stake card straight into your "
-        "wall.",
+        "E: trade: pay 2 cubes from your rooms (they go back to their stakes), an egg, a "
+        "queen card or a blueprint card, and take 1 cube of any colour from any face-up "
+        "stake card straight into your wall.",
         "F (your rooms without an egg): 2 rooms holding dice of the same value may move "
         f"cubes between them (at most {per_room} in a room). A room with 2 dice of one "
         f"value and {per_room} cubes of one colour builds one of your blueprints: the cubes "

@@ -179,6 +179,45 @@ def test_cube_sources_collected_and_traded() -> None:
     assert s["players"][0]["wall"][0][0] == "white"
 
 
+def test_main_stakes_are_not_refilled_from_the_supply() -> None:
+    """The seed stocks each main stake once (set-up step 1: 6 cubes of its colour) and
+    draws on the cube supply beside D (step 7) only when a tunnel turns a stake card up
+    ("place cubes of its colour and number on it"); the round end's three steps refill
+    nothing.  An emptied main stake stays empty into the next round, and a card turned up
+    gets the cubes it shows, no more."""
+    s = board4()
+    give_cubes(s, 0, 0, ["red"] * 4)
+    give_cubes(s, 0, 1, ["red"] * 2)
+    assert s["stakes"][0]["cubes"] == 0
+    # Swap a face-down card showing 3 cubes into D1's first row (cards stay conserved).
+    card = s["stakes"][0]["cards"]["1a"]
+    three = next(c for stake in s["stakes"] for c in stake["cards"].values() if c["cubes"] == 3)
+    for field in ("colour", "cubes"):
+        card[field], three[field] = three[field], card[field]
+    colour = card["colour"]
+    put(s, 1, 0, "D1t")
+    put(s, 1, 1, "D1c")
+    round_before = s["round"]
+    s, _ = to_night(s)
+    assert pending(s)["t"] == "tunnel"
+    s = choose(s, 1, edge="S-1a")
+    assert card_after(s, 1, "1a") == (True, 3)
+    assert pending(s)["t"] == "cube"
+    assert {a["source"] for a in GAME.legal_actions(s, 1) if "source" in a} == {"D1/1a"}
+    s = choose(s, 1, source="D1/1a", room=0)
+    s = choose(s, 1, source="D1/1a", room=0)
+    assert s["phase"] == "day" and s["round"] == round_before + 1
+    assert s["stakes"][0]["cubes"] == 0
+    assert card_after(s, 1, "1a") == (True, 1)
+    assert s["players"][1]["rooms"][0]["cubes"] == [colour, colour]
+    invariants(s)
+
+
+def card_after(s: State, area: int, node: str) -> tuple[bool, int]:
+    card = s["stakes"][area - 1]["cards"][node]
+    return bool(card["up"]), int(card["cubes"])
+
+
 def test_e_trades_without_tunnels() -> None:
     """A player with no tunnel at all trades for a cube from any face-up stake card."""
     s = board4()
