@@ -7,7 +7,7 @@ each one's address in X-Forwarded-For and the hubs count it (``--limit-local``: 
 loopback client counts like a public one here), so one address flooding meets its own
 connection cap and rate limit while another address's game goes on.  The operator's
 address is 127.0.0.1 only (``--operators``): the players' side gets no /metrics and a
-``/healthz`` that says only ``ok``.
+``/healthz`` that says only ``ok``.  Every https answer carries nginx's HSTS header.
 """
 
 from __future__ import annotations
@@ -136,6 +136,17 @@ def test_the_pages_carry_the_security_headers_through_nginx(cluster: LocalCluste
     assert "unsafe-inline" not in headers["Content-Security-Policy"]
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_every_https_answer_tells_browsers_to_stay_on_https(cluster: LocalCluster) -> None:
+    """HSTS on the page, the health check and nginx's own 404 alike; not on the plain
+    http redirect (a browser ignores it there: anyone on the path could add it)."""
+    for path, expected in (("/", 200), ("/healthz", 200), ("/metrics", 404)):
+        status, (headers, _) = get(cluster, path, PLAYER)
+        assert status == expected
+        assert headers["Strict-Transport-Security"] == "max-age=31536000", path
+    status, (headers, _) = get(cluster, "/", PLAYER, https=False)
+    assert status == 301 and "Strict-Transport-Security" not in headers
 
 
 async def test_a_foreign_page_cannot_open_a_game_connection(cluster: LocalCluster) -> None:

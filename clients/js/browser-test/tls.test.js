@@ -2,9 +2,10 @@
 // password, two hubs, nginx terminating TLS with a throwaway certificate) opened at the
 // https address the command prints last.  Chromium trusts that one certificate (its key
 // pinned with --ignore-certificate-errors-spki-list; any other error still fails), the
-// pages come with the hub's Content-Security-Policy (no inline script or style), and a
-// whole 9-tower game against a bot is played by clicking, over wss:// through nginx,
-// with no console error or warning (a blocked script, style or socket would be one).
+// pages come with the hub's Content-Security-Policy (no inline script or style) and
+// nginx's Strict-Transport-Security, and a whole 9-tower game against a bot is played
+// by clicking, over wss:// through nginx, with no console error or warning (a blocked
+// script, style or socket would be one).
 // A page of another origin cannot open the game socket.
 
 import assert from 'node:assert/strict';
@@ -96,12 +97,17 @@ describe('over TLS behind nginx (tablehub cluster)', () => {
     assert.match(cluster.page, /^https:\/\/127\.0\.0\.1:\d+\/$/);
     const hub = { http: cluster.page.replace(/\/$/, '') };
     const page = await openUi(browser, hub, 'tess');
+    // fetched again, not taken from Chromium's cache (which keeps no Strict-Transport-Security)
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     const response = await page.goto(cluster.page);
     const headers = response.headers();
     assert.match(headers['content-security-policy'], /script-src 'self'/);
     assert.doesNotMatch(headers['content-security-policy'], /unsafe-inline/);
     assert.equal(headers['x-content-type-options'], 'nosniff');
     assert.equal(headers['referrer-policy'], 'no-referrer');
+    assert.equal(headers['strict-transport-security'], 'max-age=31536000'); // nginx: https only from now on
     await page.waitForSelector('#conn[data-state="open"]');
 
     const form = page.locator('.new-table[data-game="nmbr9"]');
