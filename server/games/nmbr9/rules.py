@@ -210,8 +210,9 @@ _ROTS = tuple(tuple(rot for rot in range(4) if rots >> rot & 1) for rots in rang
 _SPREAD = tuple(bytes.maketrans(b"01", bytes((0, 1 << rot))) for rot in range(4))
 """A mask's binary digits (``format(mask, "b")``) to bytes: 0, or the rotation's bit."""
 SPARSE = 12
-"""At most this many placements on a level are set in its cells one by one (a level
-above the ground has a few), more by spreading each mask's binary digits."""
+"""At most this many placements on a level (or in one group of the compact form) are
+read bit by bit (a level above the ground has a few), more by spreading each mask's
+binary digits."""
 REACH = 4
 """The farthest a tile's square lies from its offset, plus one: the room kept around a
 layout for offsets touching it and for their squares."""
@@ -236,16 +237,6 @@ def _and_shifted(mask: int, shifts: tuple[int, ...]) -> int:
         if not out:
             break
     return out
-
-
-def _and_shifted_within(offsets: int, mask: int, shifts: tuple[int, ...]) -> int:
-    """The offsets among ``offsets`` putting every square on a cell of ``mask`` (few
-    offsets: the first shift usually leaves none)."""
-    for s in shifts:
-        offsets &= mask >> s
-        if not offsets:
-            break
-    return offsets
 
 
 def _or_shifted(mask: int, shifts: tuple[int, ...]) -> int:
@@ -285,25 +276,35 @@ def _legal_masks(
         layers[level] |= mask
         below[level].append(mask)
     rotations = [shapes[(digit, rot)][1] for rot in DISTINCT_ROTATIONS[digit]]
+    squares = SQUARES[digit]
     top = len(layers)
     levels: list[tuple[int, list[int]]] = []
     for level in range(top, 0, -1):
         above = layers[level] if level < top else 0
         floor = layers[level - 1] & ~above
-        if floor.bit_count() < SQUARES[digit]:
+        if floor.bit_count() < squares:
+            continue
+        masks = [_and_shifted(floor, shifts) for shifts in rotations]
+        if not any(masks):
             continue
         near = above << 1 | above >> 1 | above << stride | above >> stride
         tops = [m & ~above for m in below[level - 1]]
-        tops = [m for m in tops if m.bit_count() >= SQUARES[digit]]
-        masks = []
-        for shifts in rotations:
-            fits = _and_shifted(floor, shifts)
+        tops = [m for m in tops if m.bit_count() >= squares]
+        for rot, shifts in enumerate(rotations):
+            fits = masks[rot]
             if fits and above:  # contact with a higher cell unless it opens a level
                 fits &= _or_shifted(near, shifts)
-            for top in tops:  # all squares on one tile: one support only
-                if fits:
-                    fits &= ~_and_shifted_within(fits, top, shifts)
-            masks.append(fits)
+            for tile_top in tops:  # all squares on one tile: one support only
+                if not fits:
+                    break
+                within = fits
+                for s in shifts:
+                    within &= tile_top >> s
+                    if not within:
+                        break
+                else:
+                    fits &= ~within
+            masks[rot] = fits
         if any(masks):
             levels.append((level, masks))
     footprint = layers[0]
@@ -403,10 +404,11 @@ _BYTES = bytes(range(256))
 _SPREAD_ALL = bytes.maketrans(b"01", b"\0\xff")
 """A mask's binary digits (``format(mask, "b")``) to bytes 0 and 255."""
 NEAR = 127
-"""The frames whose offsets all lie within -NEAR..NEAR are read as signed bytes."""
-_NOT_CHOSEN = 0x80
-"""A signed byte no offset within NEAR is (-128)."""
-_DROP = bytes((_NOT_CHOSEN,))
+"""The frames whose offsets all lie within -NEAR..NEAR are read as bytes."""
+_FLIPPED = 0x80
+"""An offset's byte is stored plus this (mod 256): no offset within NEAR is then 0."""
+_UNFLIP = bytes((byte + _FLIPPED) & 0xFF for byte in range(256))
+_ZERO = b"\0"
 
 
 def _frame(stride: int) -> tuple[bytes, bytes]:
@@ -429,35 +431,50 @@ def legal_groups(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     "Compact legal"): one group per level and rotation with placements, highest level
     first, its ``x, y`` pairs flat in one list in bit order (by y, then x).
 
-    No Python step per cell or per placement when the frame lies within ``NEAR``: the
-    frame's offsets as signed bytes (one per cell, in one integer per axis); a mask's
-    bits spread to bytes of 255 select, by ``&`` on whole integers, the chosen cells'
-    bytes, the others become :data:`_NOT_CHOSEN`; deleting those leaves the chosen
-    offsets in order, read back as signed bytes."""
+    A group of at most ``SPARSE`` placements (most above the ground have one or two) is
+    read bit by bit.  A larger one with no Python step per cell or per placement when
+    the frame lies within ``NEAR``: the frame's offsets as bytes plus ``_FLIPPED`` (one
+    per cell, in one integer per axis, none of them 0); a mask's bits spread to bytes of
+    255 select, by ``&`` on whole integers, the chosen cells' bytes, the others become
+    0; deleting those leaves the chosen offsets in order, read back as signed bytes."""
     if not tiles:
         return [_group(rot, [0, 0]) for rot in DISTINCT_ROTATIONS[digit]]
     x0, y0, stride, size, levels = _legal_masks(tiles, digit)
     if not _in_bounds(x0, y0, stride, size, NEAR) or size > stride * _FRAME_ROWS:
         return _far_groups(x0, y0, stride, size, levels)
-    columns, rows = _frame(stride)
-    xs_all = _offsets(columns, x0, size)
-    ys_all = _offsets(rows, y0, size)
-    unchosen = int.from_bytes(_DROP * size, "little")
+    xs_all = ys_all = 0
     groups = []
     for _, masks in levels:
         for rot, mask in enumerate(masks):
             if not mask:
                 continue
+            placements = mask.bit_count()
+            if placements <= SPARSE:
+                groups.append(_group(rot, _read_bits(mask, x0, y0, stride)))
+                continue
+            if not xs_all:
+                columns, rows = _frame(stride)
+                xs_all = _offsets(columns, x0 + _FLIPPED, size)
+                ys_all = _offsets(rows, y0 + _FLIPPED, size)
             chosen = int.from_bytes(
                 format(mask, "b")[::-1].encode().translate(_SPREAD_ALL), "little"
             )
-            xs = (unchosen ^ ((xs_all ^ unchosen) & chosen)).to_bytes(size, "little")
-            ys = (unchosen ^ ((ys_all ^ unchosen) & chosen)).to_bytes(size, "little")
-            values = array("b", bytes(2 * mask.bit_count()))
-            values[0::2] = array("b", xs.translate(None, _DROP))
-            values[1::2] = array("b", ys.translate(None, _DROP))
-            groups.append(_group(rot, values.tolist()))
+            pairs = bytearray(2 * placements)
+            pairs[0::2] = (xs_all & chosen).to_bytes(size, "little").translate(_UNFLIP, _ZERO)
+            pairs[1::2] = (ys_all & chosen).to_bytes(size, "little").translate(_UNFLIP, _ZERO)
+            groups.append(_group(rot, array("b", pairs).tolist()))
     return groups
+
+
+def _read_bits(mask: int, x0: int, y0: int, stride: int) -> list[int]:
+    """The ``x, y`` pairs of a mask's offsets, flat, in bit order."""
+    values: list[int] = []
+    while mask:
+        low = mask & -mask
+        y, x = divmod(low.bit_length() - 1, stride)
+        values += (x0 + x, y0 + y)
+        mask ^= low
+    return values
 
 
 def _far_groups(
