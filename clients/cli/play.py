@@ -334,12 +334,9 @@ class InteractivePlayer:
         elif not self.choices.grouped:
             lines = [f"your turn — {len(legal)} legal moves{paging}:"]
         elif self.choices.path:
-            tail = f": choose one of {len(options)}{paging}"
-            chosen = " › ".join(self.choices.path)
-            room = (self.terminal.size.columns if self.terminal.tty else 200) - len(tail) - 1
-            if len(chosen) > room:  # keep the latest decisions
-                chosen = "…" + chosen[len(chosen) - room + 1 :]
-            lines = [chosen + tail]
+            # Every decision so far, whole (the window breaks it between words): the die
+            # and the place chosen are what the next decision is about.
+            lines = [" › ".join(self.choices.path) + f": choose one of {len(options)}{paging}"]
         else:
             lines = [f"your turn — choose one of {len(options)}{paging}:"]
         for option in options[start : start + page_size]:

@@ -137,6 +137,41 @@ async def test_a_termite_day_turn_at_80x24_reaches_every_die(
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
 
 
+def choice_words(rows: list[str], key: str) -> str:
+    """Choice ``key``'s words as the list shows them, its broken rows joined."""
+    found = re.search(rf"^ +{key}\. (.*(?:\n {{4}}(?! *\d+\. ).*)*)", "\n".join(rows), re.M)
+    assert found is not None, rows
+    return " ".join(part.strip() for part in found.group(1).split("\n"))
+
+
+async def test_a_termite_decision_says_every_choice_made_so_far_whole(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    """Past the die and the slot, the line over the helper choices names both in full,
+    broken between words (it was cut from the left, mid-word: '…ke card has a cube')."""
+    async with start_in_a_window(
+        tmp_path,
+        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
+        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
+    ) as (proc, screen):
+        position = (await screen.wait_for(PROMPT, 0)).end()
+        picked: list[str] = []
+        while len(picked) < 2:
+            rows = frame(screen.text)
+            check_fits(rows)
+            picked.append(choice_words(rows, "1"))
+            screen.type("1")
+            while choice_words(rows, "1") == picked[-1]:  # the next decision's list
+                position = (await screen.wait_for(DRAWN, position)).end()
+                rows = frame(screen.text)
+        text = check_fits(rows)
+        said = " ".join(row.strip() for row in rows)  # (rows are broken between words)
+        assert " › ".join(picked) + ": choose one of " in said, (picked, text)
+        screen.type("quit")
+        await screen.wait_for(re.compile(r"--name tom --url"), position)
+        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+
+
 def test_lines_break_between_words_and_commands_stay_whole() -> None:
     line = "a tile on level 0 must touch your layout along an edge (corners do not count)"
     rows = wrap("  " + line + " and the empty queen deck is never drawn from", 40)
