@@ -174,7 +174,12 @@ def _where(at: str | None) -> str:
 
 
 def _dice_text(p: dict[str, Any]) -> str:
-    dice = [f"{i + 1}:{d['kind'][0]}{d['value']}{_where(d['at'])}" for i, d in enumerate(p["dice"])]
+    """Each die's number, kind, value and place, kept together on one row (a no-break
+    space before its place: a window breaks the line between dice)."""
+    dice = [
+        f"{i + 1}:{d['kind'][0]}{d['value']}{_where(d['at'])}".replace(" ", "\u00a0")
+        for i, d in enumerate(p["dice"])
+    ]
     return "your dice (number:kind value, where): " + " ".join(dice)
 
 
@@ -637,7 +642,7 @@ def _place_steps(
     if "helper" not in action:
         steps.append((None, "as it is (no helper)"))
     else:
-        steps.append((None, _helper_words(action["helper"], board, seat)))
+        steps.append((None, _helper_words(action["helper"], action, board, seat)))
         if "value" in action:
             steps.append((str(action["value"]), f"counting as {action['value']}"))
     return steps
@@ -852,10 +857,22 @@ def _die_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
     return f"die {_n(index)}" + (f": {die['kind']} showing {die['value']}" if die else "")
 
 
-def _helper_words(index: Any, board: dict[str, Any], seat: int | None) -> str:
+def _helper_words(
+    index: Any, partial: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> str:
     """A helper choice, with what it means: the helper sits out, the die takes the slot's
-    value."""
-    return f"with {_die_words(index, board, seat)} as helper (it sits out this round)"
+    value -- for nothing when the die already shows it."""
+    words = f"with {_die_words(index, board, seat)} as helper (it sits out this round"
+    slot, die = str(partial.get("slot", "")), partial.get("die")
+    if not slot.startswith("R") and _as_rolled(slot, die, board, seat):
+        return words + f"; not needed: die {_n(die)} already shows {slot[1:2]})"
+    return words + ")"
+
+
+def _as_rolled(slot: str, die: Any, board: dict[str, Any], seat: int | None) -> bool:
+    """Whether the die shows the value of the (non-room) slot."""
+    dice = board["players"][seat]["dice"] if seat is not None else []
+    return isinstance(die, int) and 0 <= die < len(dice) and str(dice[die]["value"]) == slot[1:2]
 
 
 def idle_words(slot: str, board: dict[str, Any]) -> str:
@@ -883,9 +900,12 @@ def _room_choice(room: int, board: dict[str, Any], seat: int | None) -> str:
 def _slot_choice(slot: str, die: Any, board: dict[str, Any], seat: int | None) -> str:
     if slot.startswith("R"):
         return _room_choice(int(slot[1:]), board, seat)
-    words = _SLOT_WORDS.get(slot[0]) or ("dig a tunnel" if slot.endswith("t") else "collect cubes")
-    dice = board["players"][seat]["dice"] if seat is not None else []
-    rolled = isinstance(die, int) and 0 <= die < len(dice) and str(dice[die]["value"]) == slot[1:2]
+    words = _SLOT_WORDS.get(slot[0])
+    if words is None:  # a stake's: named by its colour, whose cubes it is about
+        colour = source_colour(slot[:2], board)
+        at = f" at the {colour} stake" if colour else ""
+        words = ("dig a tunnel" if slot.endswith("t") else "collect cubes") + at
+    rolled = _as_rolled(slot, die, board, seat)
     text = f"slot {slot}: {words}" + (" (as rolled)" if rolled else " (needs a helper die)")
     return text + idle_words(slot, board)
 
@@ -900,7 +920,7 @@ def stage_option(
     if field == "die":
         return (None, _die_words(value, board, seat))
     if field == "helper":
-        return (None, _helper_words(value, board, seat))
+        return (None, _helper_words(value, partial, board, seat))
     if field == "slot":
         return (None, _slot_choice(str(value), partial.get("die"), board, seat))
     if field == "value":

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from tablehub.clients.cli.renderers import termite as renderer
+from tablehub.clients.cli.rows import wrap
 from tablehub.server.games.termite import GAME
 from tests.server.games.termite.test_helpers import hold, put, reveal, seat_zero_starts
 
@@ -102,3 +103,36 @@ def test_one_numbering_from_one() -> None:
     put(s, 0, 0, "R2", value=4)
     news = renderer.describe_news(board, GAME.view(s, 0), [])
     assert news == [(0, "put die 1 (worker 4) on room 3")]
+
+
+def test_a_stake_slot_names_its_colour() -> None:
+    _, board = _board()
+    colour = board["stakes"][0]["colour"]
+    partial = {"type": "place_die", "die": 0}
+    _, collect = renderer.stage_option("slot", "D1c", partial, board, 0)
+    assert collect.startswith(f"slot D1c: collect cubes at the {colour} stake ("), collect
+    _, dig = renderer.stage_option("slot", "D1t", partial, board, 0)
+    assert dig.startswith(f"slot D1t: dig a tunnel at the {colour} stake ("), dig
+
+
+def test_a_helper_for_a_die_that_already_shows_the_slot_is_said_to_be_needless() -> None:
+    s, board = _board()
+    value = s["players"][0]["dice"][2]["value"]
+    as_rolled = {"type": "place_die", "die": 0, "slot": "A4"}  # die 1 shows 4
+    _, words = renderer.stage_option("helper", 2, as_rolled, board, 0)
+    assert words == (
+        f"with die 3: worker showing {value} as helper "
+        "(it sits out this round; not needed: die 1 already shows 4)"
+    )
+    room = {"type": "place_die", "die": 0, "slot": "R0"}  # a room's value is chosen
+    assert renderer.stage_option("helper", 2, room, board, 0)[1].endswith("this round)")
+
+
+def test_a_die_and_its_place_stay_on_one_row() -> None:
+    _, board = _board()
+    line = next(
+        row for row in renderer.render_compact(board, 0).splitlines() if row.startswith("your dice")
+    )
+    assert "2:w3\u00a0R4" in line, line
+    for width in range(20, 81):
+        assert any("2:w3\u00a0R4" in row for row in wrap(line, width)), width
