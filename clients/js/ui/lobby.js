@@ -139,6 +139,12 @@ function seatChips(row) {
   );
 }
 
+/** A game on whose people have all left (the server lists such tables last). */
+function everyoneLeft(row) {
+  const people = row.seats.filter((s) => s.name && !s.bot);
+  return row.status === 'playing' && people.length > 0 && !people.some((s) => s.connected);
+}
+
 function tableRow(app, row) {
   const { client } = app;
   const mine = app.seats.get(row.table);
@@ -157,7 +163,9 @@ function tableRow(app, row) {
     'li',
     { class: ['table-row', row.status], data: { table: row.table, game: row.game, status: row.status } },
     h('div', { class: 'table-what' }, h('strong', {}, game.name), ' ', h('span', { class: 'muted' }, row.name || row.table)),
-    h('span', { class: ['pill', row.status] }, STATUS_LABEL[row.status] ?? row.status),
+    everyoneLeft(row)
+      ? h('span', { class: ['pill', 'left'], title: 'still on, but every player has left it (bots may play on)' }, 'everyone left')
+      : h('span', { class: ['pill', row.status] }, STATUS_LABEL[row.status] ?? row.status),
     seatChips(row),
     h('span', { class: 'muted spectators', title: 'spectators' }, `${row.spectators ?? 0} watching`),
     h(
