@@ -26,6 +26,11 @@ at once -- one round trip to Redis for the lot.  Then, command by command in ord
 Every command gets exactly one answer (value or :class:`TableError`), which is how
 every ``act`` gets exactly one reply even when many seats act at once.
 
+A ``legal`` posted while nothing is queued or being settled is answered at once,
+without a drain: it commits nothing and would be decided first, at the current version,
+anyway (issue 33: a client that asks before every move must not pay a loop turn and a
+batch for it).
+
 Entry points: :meth:`TableActor.post` (a command and its answer callback: the
 sessions' path, no future), :meth:`TableActor.submit` (the same, as a future, for
 code that awaits), :meth:`start` and :meth:`stop`.
@@ -187,9 +192,24 @@ class TableActor:
                 TableError("overloaded", "the table is too busy; try again shortly", RETRY_BUSY_MS),
             )
             return
+        if isinstance(command, Legal) and self.running and self._batch is None and not self._queue:
+            self._answer_legal(command, answer)  # nothing before it: no drain to wait for
+            return
         self._queue.append((command, answer))
         if self.running:
             self._schedule()
+
+    def _answer_legal(self, command: Legal, answer: Answer) -> None:
+        """Answer ``legal`` at once: with no command queued or being settled, the
+        current version is the one it would be decided at in a drain (it changes
+        nothing, so nothing needs committing first)."""
+        try:
+            decision = self.legal_replies.decide(self.table, command, self.clock_ms())
+        except Exception as err:  # a server bug: the table stays as it was
+            log.exception("table %s: command %r failed", self.record.table, command)
+            answer(None, TableError("internal_error", str(err)[:200]))
+            return
+        answer(decision.reply, decision.error)
 
     def submit(self, command: Command) -> asyncio.Future[Any]:
         """:meth:`post`, with the answer as a future (for code that awaits it)."""

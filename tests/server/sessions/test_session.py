@@ -10,6 +10,7 @@ import msgpack
 import pytest
 
 from tablehub.protocol import SUBPROTOCOLS
+from tablehub.protocol.legal import expand
 from tablehub.server.config import Limits
 from tablehub.server.hub import Hub
 from tablehub.server.sessions.session import SeatHolders, Session
@@ -77,6 +78,29 @@ async def test_an_act_is_decided_committed_and_answered_in_the_loop_turn(hub: Hu
     kinds = {m["t"]: m for m in got}
     assert kinds["ok"] == {"t": "ok", "id": 2, "version": version + 1}
     assert kinds["patch"]["to"] == version + 1 and "event" in kinds
+
+
+async def test_legal_with_nothing_queued_is_answered_at_once_and_behind_an_act_after_it(
+    hub: Hub,
+) -> None:
+    table = await hub.create_table("nmbr9", 1, {"seed": 3})
+    session, link = said_hello(hub)
+    await seated(session, link, table)
+    live = hub.loaded(table)
+    assert live is not None
+    version = live.version
+    session.receive(frame({"t": "legal", "id": 2, "table": table, "form": "compact"}))
+    (legal,) = taken(session)
+    assert legal["id"] == 2 and legal["version"] == version, "inside receive: no drain"
+    assert not link.tasks
+    action = expand(legal["groups"])[0]
+    session.receive(frame({"t": "act", "id": 3, "table": table, "action": action}))
+    session.receive(frame({"t": "legal", "id": 4, "table": table, "form": "compact"}))
+    assert taken(session) == [], "queued behind the act, decided by the table's drain"
+    got = await until(session, link, 3)
+    replies = [m for m in got if "id" in m]
+    assert [m["id"] for m in replies] == [3, 4]
+    assert replies[0]["version"] == replies[1]["version"] == version + 1
 
 
 async def test_acting_without_a_seat_is_unauthorized_and_at_no_table_unknown_table(
