@@ -222,6 +222,12 @@ class Game:
     ones (``fields``) and their values for every action of the group in one flat list
     (``values``).  Expanding every group (``protocol/legal.py``) gives exactly the
     ``choices``.  None: the game answers the compact ask with the plain list."""
+    legal_basis: Callable[[State, int], object] | None = None
+    """What a seat's ``legal`` actions depend on in a state, as a value compared with
+    ``==``: two states of a table that give equal bases for a seat give it the same
+    legal actions, so the table keeps its reply across the versions between them
+    (tables/legal_cache.py; 9-tower: whether the seat must place, the card and the seat's
+    own layout).  None: a reply is kept for its version only."""
     reveal: Callable[[State], View] | None = None
     """The all-seeing view: everything in the state a player may see once the game is over
     (every hand, every face-down piece), for a finished game's replay; default: the

@@ -9,12 +9,21 @@ the staged form walked back with ``back`` -- is a dictionary lookup; the first a
 after a commit starts a new cache (the version is recognised by the record object
 itself, so a version decided in a batch but never stored is never answered from).
 
+A game may also say what a seat's legal actions depend on (``Game.legal_basis``: for
+9-tower, whether the seat must place, the card and the seat's own layout), so the
+plain and compact replies are also kept across versions, the last one per seat and
+form: when the table moved on but the seat's basis is equal (another seat placed), the
+kept reply is given again at the new version, not computed again -- a client that asks
+on every update while the others play gets it as a lookup.  At most two replies a seat
+(plain, compact) are kept this way, each with the basis it was decided on.
+
 A reply is a :class:`LegalReply`: the plain map the core decided (a forwarded answer
-is packed as one), which also keeps its encoding.  :func:`ok_frame` writes the ``ok``
-reply for a request: the map's fields are encoded once per subprotocol and spliced
-after the request's ``t`` and ``id`` -- the same bytes ``Codec.encode`` writes for
-``{"t": "ok", "id": id, **reply}``, without encoding a list of hundreds of actions
-again for each ask.
+is packed as one), which also keeps the encoding of its fields but ``version`` (the
+last one), shared by the same reply at other versions.  :func:`ok_frame` writes the
+``ok`` reply for a request: those fields encoded once per subprotocol, spliced after
+the request's ``t`` and ``id`` and before the version -- the same bytes
+``Codec.encode`` writes for ``{"t": "ok", "id": id, **reply}``, without encoding a list
+of hundreds of actions again for each ask.
 """
 
 from __future__ import annotations
@@ -24,59 +33,76 @@ from typing import Any
 import msgpack
 
 from tablehub.protocol import Codec
-from tablehub.server.tables.core import Decision, Legal, Table, handle
+from tablehub.server.tables.core import Decision, Legal, Table, game_of, handle
 from tablehub.server.tables.record import TableRecord
 
 FIXMAP_MAX = 15
 """The most entries a msgpack map header of one byte (fixmap) counts."""
 
+VERSION = "version"
+
 
 class LegalReply(dict[str, Any]):
-    """A ``legal`` reply (``actions`` or the staged fields, and ``version``), with its
-    fields encoded at most once per subprotocol."""
+    """A ``legal`` reply (``actions`` or the staged fields, then ``version``), with its
+    fields but ``version`` encoded at most once per subprotocol."""
 
     __slots__ = ("_bodies",)
 
-    def __init__(self, fields: dict[str, Any]) -> None:
+    def __init__(self, fields: dict[str, Any], bodies: dict[str, bytes | str] | None = None):
         super().__init__(fields)
-        self._bodies: dict[str, bytes | str] = {}
+        self._bodies: dict[str, bytes | str] = {} if bodies is None else bodies
+
+    def at(self, version: int) -> LegalReply:
+        """The same reply at another version (its fields' encodings shared)."""
+        return LegalReply({**self, VERSION: version}, self._bodies)
 
     def body(self, codec: Codec) -> bytes | str:
-        """The reply's fields as ``codec`` encodes this map (EncodeError as it raises)."""
+        """The reply's fields but ``version`` as ``codec`` encodes a map of them
+        (EncodeError as it raises)."""
         body = self._bodies.get(codec.name)
         if body is None:
-            body = self._bodies[codec.name] = codec.encode(self)
+            fields = {name: value for name, value in self.items() if name != VERSION}
+            body = self._bodies[codec.name] = codec.encode(fields)
         return body
 
 
 def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | str:
     """``codec.encode({"t": "ok", "id": request_id, **reply})``, reusing the encoded
     fields of a :class:`LegalReply` (EncodeError as ``Codec.encode`` raises it)."""
-    if not isinstance(reply, LegalReply) or not reply or len(reply) + 2 > FIXMAP_MAX:
+    if (
+        not isinstance(reply, LegalReply)
+        or not 2 <= len(reply) <= FIXMAP_MAX - 2
+        or next(reversed(reply)) != VERSION
+    ):
         return codec.encode({"t": "ok", "id": request_id, **reply})
     head = codec.encode({"t": "ok", "id": request_id})
     body = reply.body(codec)
-    if isinstance(head, bytes) and isinstance(body, bytes):
-        # two fixmaps: one header counting both, then the entries of each
-        return bytes((0x80 | (len(reply) + 2),)) + head[1:] + body[1:]
-    assert isinstance(head, str) and isinstance(body, str)
-    return f"{head[:-1]},{body[1:]}"
+    tail = codec.encode({VERSION: reply[VERSION]})
+    if isinstance(head, bytes) and isinstance(body, bytes) and isinstance(tail, bytes):
+        # three fixmaps: one header counting all, then the entries of each
+        return bytes((0x80 | (len(reply) + 2),)) + head[1:] + body[1:] + tail[1:]
+    assert isinstance(head, str) and isinstance(body, str) and isinstance(tail, str)
+    return f"{head[:-1]},{body[1:-1]},{tail[1:]}"
 
 
 class LegalCache:
-    """The ``legal`` replies given at one version of a table, by seat, partial and form."""
+    """The ``legal`` replies given at one version of a table, by seat, partial and form;
+    and the last plain and compact reply of each seat, with the basis it was decided on."""
 
-    __slots__ = ("_record", "_replies")
+    __slots__ = ("_kept", "_record", "_replies")
 
     def __init__(self) -> None:
         self._record: TableRecord | None = None
         self._replies: dict[tuple[int, bytes | None, bool], LegalReply] = {}
+        self._kept: dict[tuple[int, bool], tuple[object, LegalReply]] = {}
 
     def decide(self, table: Table, command: Legal, now: int) -> Decision:
         """``handle(table, command, now)``, answered from the replies given at this
-        version when the same seat asked the same before."""
-        if table.record is not self._record:
-            self._record = table.record
+        version when the same seat asked the same before, or from the seat's kept reply
+        when its basis is the same."""
+        record = table.record
+        if record is not self._record:
+            self._record = record
             self._replies = {}
         key = _key(command)
         if key is None:
@@ -84,10 +110,21 @@ class LegalCache:
         known = self._replies.get(key)
         if known is not None:
             return Decision(reply=known)
+        basis = None
+        if command.partial is None:
+            legal_basis = game_of(record).legal_basis
+            if legal_basis is not None and 0 <= command.seat < len(record.seats):
+                basis = legal_basis(record.state, command.seat)
+                kept = self._kept.get((command.seat, command.compact))
+                if kept is not None and kept[0] == basis:
+                    reply = self._replies[key] = kept[1].at(record.version)
+                    return Decision(reply=reply)
         decision = handle(table, command, now)
         if decision.reply is None:
             return decision
         reply = self._replies[key] = LegalReply(decision.reply)
+        if basis is not None:
+            self._kept[(command.seat, command.compact)] = (basis, reply)
         return Decision(reply=reply)
 
 

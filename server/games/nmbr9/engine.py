@@ -122,6 +122,15 @@ def legal(state: State, seat: int) -> list[Action]:
     return legal_actions(state["players"][seat]["tiles"], current_card(state))
 
 
+def legal_basis(state: State, seat: int) -> tuple[object, ...]:
+    """What the seat's legal placements depend on (``Game.legal_basis``): whether it
+    must place and, if so, the card and its own layout (its tiles, which never change
+    once placed)."""
+    if not must_act(state, seat):
+        return (False,)
+    return True, current_card(state), tuple(state["players"][seat]["tiles"])
+
+
 def legal_compact(state: State, seat: int) -> list[LegalGroup]:
     """:func:`legal` grouped per level and rotation, ``x`` and ``y`` varying
     (``Game.compact_choices``; ``rules.legal_groups``)."""

@@ -67,6 +67,33 @@ def test_a_new_version_is_asked_again() -> None:
     assert reply is not None and reply["version"] == table.record.version + 1
 
 
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
+    compact: bool,
+) -> None:
+    cache = LegalCache()
+    table = seated("nmbr9", 3)
+    asked = cache.decide(table, Legal(1, compact=compact), NOW).reply
+    assert isinstance(asked, LegalReply)
+    field = "groups" if compact else "actions"
+    for seat in (0, 2):  # the others place: seat 1 still holds the same card and layout
+        legal = handle(table, Legal(seat), NOW).reply
+        assert legal is not None
+        table = committed(handle(table, Act(seat, legal["actions"][-1]), NOW))
+        again = cache.decide(table, Legal(1, compact=compact), NOW).reply
+        assert again == handle(table, Legal(1, compact=compact), NOW).reply
+        assert again is not None and again["version"] == table.record.version
+        assert again[field] is asked[field], "kept, not computed again"
+        for codec in CODECS:
+            assert ok_frame(again, codec, 5) == codec.encode({"t": "ok", "id": 5, **again})
+    legal = handle(table, Legal(1), NOW).reply
+    assert legal is not None
+    table = committed(handle(table, Act(1, legal["actions"][0]), NOW))  # a new round
+    after = cache.decide(table, Legal(1, compact=compact), NOW).reply
+    assert after == handle(table, Legal(1, compact=compact), NOW).reply
+    assert after is not None and after[field] is not asked[field]
+
+
 def test_partials_that_differ_only_in_true_and_1_are_kept_apart() -> None:
     cache = LegalCache()
     table = seated("nmbr9")
