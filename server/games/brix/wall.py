@@ -165,10 +165,28 @@ class Wall:
             if (x, y) in occ:
                 continue
             for d in DIRS:
-                if self.placement_error(x, y, d) is None:
+                if self._fits(x, y, d, span):
                     out.append((x, y, d))
         out.sort(key=lambda p: (p[1], p[0], p[2]))
         return out
+
+    def _fits(self, x: int, y: int, d: str, span: tuple[int, int] | None) -> bool:
+        """``placement_error(x, y, d) is None``, without putting the reason in words
+        (``span``: :meth:`columns`, the same for every position tried)."""
+        occ = self.occ
+        cells = brick_cells(x, y, d)
+        (x1, y1), (x2, y2) = cells
+        if cells[0] in occ or cells[1] in occ:
+            return False
+        if span is None:  # the first brick: nothing to touch or stand on
+            return FIRST_COLUMNS[0] <= x and x2 <= FIRST_COLUMNS[1] and y1 <= 0
+        if min(span[0], x) + MAX_WIDTH <= max(span[1], x2):
+            return False
+        if y1 > 0 and (x1, y1 - 1) not in occ:
+            return False  # the second cell is above the first (v) or beside it (h)
+        if d == "h" and y2 > 0 and (x2, y2 - 1) not in occ:
+            return False
+        return any((cx + dx, cy + dy) in occ for cx, cy in cells for dx, dy in _EDGE)
 
     # -- lines (docs/games/brix.md "Winning") ------------------------------------------------
 

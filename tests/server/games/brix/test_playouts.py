@@ -8,7 +8,7 @@ import pytest
 
 from tablehub.server.games.base import State, final_result
 from tablehub.server.games.brix import GAME
-from tablehub.server.games.brix.wall import Wall
+from tablehub.server.games.brix.wall import DIRS, Wall
 from tests.server.games.brix.test_rules import DOUBLE, Spec, make, place
 from tests.server.games.conformance import check_playout, playout
 
@@ -78,6 +78,26 @@ def test_every_listed_action_is_accepted() -> None:
             for action in GAME.legal_actions(state, seat):
                 after, _ = GAME.apply(state, seat, action)
                 assert GAME.status(after)["turn"] == status["turn"] + 1
+
+
+def test_positions_are_every_place_a_brick_may_go() -> None:
+    """The listed positions (tried from the ground's and the wall's tops, without words
+    for the ones refused) are exactly the places ``placement_error`` accepts in a window
+    around the wall (rows from the ground up: the action schema refuses lower ones), on
+    the walls of placements and on each wall with one brick out."""
+    for seed, bricks in ((21, 36), (22, 6)):
+        p = playout(GAME, 2, seed, {"bricks": bricks, "move_limit": 20}, bot_share=0.5)
+        for state in p.states:
+            wall = Wall.from_bricks(state["bricks"])
+            for one in [wall, *(wall.without(b["id"]) for b in state["bricks"])]:
+                everywhere = [
+                    (x, y, d)
+                    for y in range(12)
+                    for x in range(-12, 20)
+                    for d in DIRS
+                    if one.placement_error(x, y, d) is None
+                ]
+                assert one.positions() == everywhere
 
 
 # -- the bot --------------------------------------------------------------------------
