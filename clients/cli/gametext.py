@@ -184,6 +184,19 @@ class GameText:
             return hook(field, value, partial, board, seat)  # type: ignore[no-any-return]
         return (None, f"{field.replace('_', ' ')} {value}")
 
+    def stage_rank(
+        self, field: str, value: Any, partial: dict[str, Any], board: Any, seat: int | None
+    ) -> int:
+        """Where a staged choice comes in its list, lowest first (0 without the game's
+        ``stage_rank`` hook: the server's order)."""
+        hook = getattr(self.module, "stage_rank", None)
+        if hook is not None:
+            try:
+                return int(hook(field, value, partial, board, seat))
+            except Exception:  # the server's order still offers every choice
+                pass
+        return 0
+
     def reason(self, reason: str) -> str:
         """A result's reason in words."""
         hook = getattr(self.module, "describe_reason", None)

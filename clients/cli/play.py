@@ -131,12 +131,15 @@ class InteractivePlayer:
         step (termite's day), else None (the full list is grouped)."""
         if not self.text.staged(view.get("board")):
             return None
-        return await StagedChoices.open(self.link.legal_step, self.stage_option)
+        return await StagedChoices.open(self.link.legal_step, self.stage_option, self.stage_rank)
 
     def stage_option(
         self, field: str, value: Any, partial: dict[str, Any]
     ) -> tuple[str | None, str]:
         return self.text.stage_option(field, value, partial, self.view.get("board"), self.link.seat)
+
+    def stage_rank(self, field: str, value: Any, partial: dict[str, Any]) -> int:
+        return self.text.stage_rank(field, value, partial, self.view.get("board"), self.link.seat)
 
     def who(self, seat: int) -> str:
         return "you" if seat == self.link.seat else seat_name(self.view, seat)

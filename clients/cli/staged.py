@@ -10,7 +10,10 @@ far -- a turn is a few small requests, one per decision.  It offers what
 * a choice that completes the action and leads nowhere plays it;
 * one that may go on (a slot that takes a helper die) asks the next field, and that
   decision lists "as it is" first when the action so far is already complete;
-* a decision with one way on and nothing to play is taken at once.
+* a decision with one way on and nothing to play is taken at once;
+* where the game ranks a decision's options (``rank``: termite puts the places where
+  a die would do nothing tonight last), they are listed in that order, else in the
+  server's.
 
 Options are typed by the key the game gives them (a room's number) when every option
 of the decision has one, else by their place in the list, from 1.
@@ -26,6 +29,8 @@ Ask = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Staged ``legal``: the server's reply for a partial action."""
 Label = Callable[[str, Any, dict[str, Any]], tuple[str | None, str]]
 """A choice in words: (field, value, partial action so far) -> (key or None, label)."""
+Rank = Callable[[str, Any, dict[str, Any]], int]
+"""Where a choice comes in its list, lowest first (ties: the server's order)."""
 
 AS_IT_IS = "as it is (nothing more)"
 
@@ -49,15 +54,16 @@ class Level:
 
 
 class StagedChoices:
-    def __init__(self, ask: Ask, label: Label) -> None:
+    def __init__(self, ask: Ask, label: Label, rank: Rank | None = None) -> None:
         self._ask = ask
         self._label = label
+        self._rank = rank
         self._levels: list[Level] = []
 
     @classmethod
-    async def open(cls, ask: Ask, label: Label) -> StagedChoices:
+    async def open(cls, ask: Ask, label: Label, rank: Rank | None = None) -> StagedChoices:
         """The first decision of the turn, fetched from the server."""
-        choices = cls(ask, label)
+        choices = cls(ask, label, rank)
         await choices._descend({}, "")
         return choices
 
@@ -100,7 +106,11 @@ class StagedChoices:
             field = reply.get("field")
             options: list[StagedOption] = []
             keys: list[str | None] = []
-            for choice in reply.get("choices") or []:
+            found = list(reply.get("choices") or [])
+            if self._rank is not None:
+                rank = self._rank
+                found.sort(key=lambda choice: rank(str(field), choice["value"], partial))
+            for choice in found:
                 key, words = self._label(str(field), choice["value"], partial)
                 action = {**partial, str(field): choice["value"]}
                 options.append(

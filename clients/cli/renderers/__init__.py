@@ -28,6 +28,10 @@ Optional (``gametext.GameText`` falls back when one is missing or raises):
 * ``choice_steps(action, board, seat) -> [(key | None, label)]`` -- the action as a path of
   decisions, so thousands of actions become a few choices (termite: die, slot,
   helper); ``key`` is what the player types for it (None: its number in the list).
+* ``stage_option(field, value, partial, board, seat) -> (key | None, label)`` -- a
+  choice of a turn asked step by step (``staged(board)`` says which turns are), in words;
+  ``stage_rank(field, value, partial, board, seat) -> int`` -- where it comes in its
+  list, lowest first (termite: a place where the die would do nothing tonight last).
 * ``describe_reason(reason) -> str`` -- a result reason in words.
 * ``rank_key(board, seat, score) -> tuple`` -- the final ranking with tie-breaks.
 

@@ -910,6 +910,13 @@ def _slot_choice(slot: str, die: Any, board: dict[str, Any], seat: int | None) -
     return text + idle_words(slot, board)
 
 
+def stage_rank(
+    field: str, value: Any, partial: dict[str, Any], board: dict[str, Any], seat: int | None
+) -> int:
+    """A place where the die would do nothing tonight comes after the others."""
+    return int(field == "slot" and bool((board.get("idle") or {}).get(str(value))))
+
+
 def stage_option(
     field: str, value: Any, partial: dict[str, Any], board: dict[str, Any], seat: int | None
 ) -> tuple[str | None, str]:

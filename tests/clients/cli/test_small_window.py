@@ -172,6 +172,40 @@ async def test_a_termite_decision_says_every_choice_made_so_far_whole(
         assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
 
 
+async def test_termite_places_where_a_die_does_nothing_tonight_come_last(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    """The first choices shown are worth taking: a space the die would take to no effect
+    tonight (an E space with no face-up stake card to trade from) is listed after every
+    other, where the server's order put them among the rest."""
+    async with start_in_a_window(
+        tmp_path,
+        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
+        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
+    ) as (proc, screen):
+        position = (await screen.wait_for(PROMPT, 0)).end()
+        screen.type("1")  # die 1: then its places
+        rows = frame(screen.text)
+        while not re.search(r"^die 1: .*choose one of", "\n".join(rows), re.M):
+            position = (await screen.wait_for(DRAWN, position)).end()
+            rows = frame(screen.text)
+        said: dict[int, str] = {}
+        while True:
+            keys = [int(k) for k in KEY.findall(check_fits(rows))]
+            if keys[0] in said:
+                break
+            said.update((k, choice_words(rows, str(k))) for k in keys)
+            screen.type("more")
+            position = (await screen.wait_for(DRAWN, position)).end()
+            rows = frame(screen.text)
+        idle = [k for k, words in said.items() if "does nothing tonight" in words]
+        assert idle, said
+        assert idle == list(range(len(said) - len(idle) + 1, len(said) + 1)), said
+        screen.type("quit")
+        await screen.wait_for(re.compile(r"--name tom --url"), position)
+        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+
+
 def test_lines_break_between_words_and_commands_stay_whole() -> None:
     line = "a tile on level 0 must touch your layout along an edge (corners do not count)"
     rows = wrap("  " + line + " and the empty queen deck is never drawn from", 40)
