@@ -153,11 +153,10 @@ class LeaseKeeper:
                     if self._leases.get(table) == epoch:
                         self._since[table] = sent
             elif renewed == 0:
-                self._lose(table, epoch, "lost the lease of table %s")
-            else:
-                self._lose(
-                    table, epoch, "gave table %s up: another process's requests went unanswered"
-                )
+                if self._lose(table, epoch):
+                    log.warning("lost the lease of table %s", table)
+            elif self._lose(table, epoch):
+                log.warning("gave table %s up: another process's requests went unanswered", table)
 
     def _let_lapse(self, leases: dict[str, int]) -> None:
         """Renewal failed: a lease not renewed for a whole lease has expired in Redis,
@@ -166,24 +165,36 @@ class LeaseKeeper:
         deadline = time.monotonic() - self.lease_ms / 1000
         with self._lock:
             lapsed = [(t, e) for t, e in leases.items() if self._since.get(t, deadline) < deadline]
-        for table, epoch in lapsed:
-            self._lose(table, epoch, "the lease of table %s lapsed: it could not be renewed")
+        lost = [table for table, epoch in lapsed if self._lose(table, epoch)]
+        if lost:
+            log.warning(
+                "the leases of %d tables lapsed (they could not be renewed): %s",
+                len(lost),
+                _some(lost),
+            )
         if lapsed:
             with contextlib.suppress(Exception):
                 self._client.close()
             self._client = self._connect()
 
-    def _lose(self, table: str, epoch: int, why: str) -> None:
-        """Report a lease no longer held to the loop (once)."""
+    def _lose(self, table: str, epoch: int) -> bool:
+        """Report a lease no longer held to the loop (once); whether it was still held
+        (the caller logs why)."""
         with self._lock:
             if self._leases.get(table) != epoch:
-                return  # released meanwhile
+                return False  # released meanwhile
             del self._leases[table]
             del self._since[table]
-        log.warning(why, table)
         metrics.LEASES_LOST.inc()
         assert self._loop is not None
         try:
             self._loop.call_soon_threadsafe(self._on_lost, table, epoch)
         except RuntimeError:  # the loop is closed: the process is stopping
             self._stop.set()
+        return True
+
+
+def _some(tables: list[str], shown: int = 5) -> str:
+    """A few table ids for a log line, and how many more."""
+    more = len(tables) - shown
+    return ", ".join(tables[:shown]) + (f" and {more} more" if more > 0 else "")

@@ -119,6 +119,9 @@ class RedisBus(Bus):
         self._replies: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._reply_ids = itertools.count(1)
         self._presence_listeners: dict[str, Callable[[], None]] = {}
+        self._undelivered = 0
+        """Messages the commit link failed to deliver since the last one it delivered:
+        the first failure of an outage is logged, the rest only counted."""
         self._pubsub: Any = None
         self._tasks: list[asyncio.Task[None]] = []
         self._leaving: set[asyncio.Task[None]] = set()
@@ -234,7 +237,7 @@ class RedisBus(Bus):
         is open (a failure is only logged: see :func:`_unanswered`)."""
         if self._link is None or not self._link.ready:
             return False
-        self._link.send(commands, _unanswered)
+        self._link.send(commands, self._unanswered)
         return True
 
     @translated
@@ -399,14 +402,19 @@ class RedisBus(Bus):
         self._presence_listeners[table] = listener
         await self._subscribe(key(table, "pres"))
 
-
-def _unanswered(replies: Replies) -> None:
-    """Messages sent on the commit link without waiting: a failure is only logged (a
-    forwarded command's sender retries it, presence is sent again with the next
-    change)."""
-    if isinstance(replies, BaseException):
-        failed: BaseException | None = replies
-    else:
-        failed = next((r for r in replies if isinstance(r, BaseException)), None)
-    if failed is not None:
-        log.warning("redis: a message was not delivered: %s", failed)
+    def _unanswered(self, replies: Replies) -> None:
+        """Messages sent on the commit link without waiting: a failure is only logged
+        (a forwarded command's sender retries it, presence is sent again with the next
+        change), once per outage -- a lost connection fails every message under way."""
+        if isinstance(replies, BaseException):
+            failed: BaseException | None = replies
+        else:
+            failed = next((r for r in replies if isinstance(r, BaseException)), None)
+        if failed is None:
+            if self._undelivered:
+                log.info("redis: messages delivered again (%d were not)", self._undelivered)
+                self._undelivered = 0
+            return
+        if not self._undelivered:
+            log.warning("redis: messages are not being delivered: %s", failed)
+        self._undelivered += 1

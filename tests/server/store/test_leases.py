@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 
+import pytest
 import redis.asyncio as aioredis
 import websockets
 
@@ -60,10 +61,13 @@ async def test_a_lease_taken_by_another_process_is_reported_on_the_loop(redis_ur
         await client.aclose()
 
 
-async def test_a_lease_renewal_cannot_reach_for_a_whole_lease_is_given_up_on_the_loop() -> None:
+async def test_a_lease_renewal_cannot_reach_for_a_whole_lease_is_given_up_on_the_loop(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """Past a lease without a renewal the lease has expired in Redis and another process
     may run the table: its owner must stop (an actor left running would answer ``legal``
-    from a table others have moved on), not wait for a renewal that says so."""
+    from a table others have moved on), not wait for a renewal that says so.  The log
+    says so once for the outage and once for the tables lost, not a line per table."""
     server = RestartableRedis()
     server.start()
     client = aioredis.Redis.from_url(server.url)
@@ -71,19 +75,27 @@ async def test_a_lease_renewal_cannot_reach_for_a_whole_lease_is_given_up_on_the
     keeper = LeaseKeeper(
         server.url, "proc", 400, lambda t: f"lease-test:{t}", lambda t, e: lost.put_nowait((t, e))
     )
+    tables = ["c", "d", "e"]
     try:
-        await client.set("lease-test:c", "proc:1", px=400)
-        keeper.hold("c", 1)
+        for table in tables:
+            await client.set(f"lease-test:{table}", "proc:1", px=400)
+        for table in tables:  # held together: they lapse together
+            keeper.hold(table, 1)
         keeper.start(asyncio.get_running_loop())
-        server.kill()  # Redis is gone: nothing renews the lease, which expires there
+        server.kill()  # Redis is gone: nothing renews the leases, which expire there
 
-        assert await asyncio.wait_for(lost.get(), 10) == ("c", 1)
+        given_up = [await asyncio.wait_for(lost.get(), 10) for _ in tables]
+        assert sorted(given_up) == [(t, 1) for t in tables]
         assert keeper.held() == {}
         assert keeper.refusing_tables is not None
     finally:
         keeper.stop()
         await client.aclose()
         server.stop()
+    said = [r.getMessage() for r in caplog.records if r.name == "tablehub.leases"]
+    assert len(said) == 2, said
+    assert said[0].startswith("lease renewal failed")
+    assert said[1].startswith("the leases of 3 tables lapsed"), said
 
 
 async def test_a_late_hub_refuses_new_tables_with_a_retry_hint(redis_url: str) -> None:
