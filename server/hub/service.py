@@ -113,10 +113,11 @@ class Hub:
 
     # -- what operators are told (transport/app.py: /healthz, /metrics, evacuation) ---------
 
-    async def store_reachable(self) -> bool | None:
-        """Whether the store answers now; None when it is slow to tell while this hub
-        refuses moves (a late answer from a busy hub is no outage)."""
-        up = await self.store.reachable()
+    async def store_reachable(self, now: bool = False) -> bool | None:
+        """Whether the store answers (``now``: see ``Store.reachable``); None when it
+        is slow to tell while this hub refuses moves (a late answer from a busy hub is
+        no outage)."""
+        up = await self.store.reachable(now)
         if not up and self.refusing_moves():
             return None
         metrics.STORE_UP.set(int(up))

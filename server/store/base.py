@@ -33,8 +33,9 @@ class Store(abc.ABC):
         """Close the bus, then release connections."""
         await self.bus.close()
 
-    async def reachable(self) -> bool:
-        """Whether the store answers now (``/healthz``, ``/metrics``)."""
+    async def reachable(self, now: bool = False) -> bool:
+        """Whether the store answers (``/healthz``, ``/metrics``); ``now``: asked of
+        the store itself at this moment, not read from recent answers."""
         return True
 
     @abc.abstractmethod

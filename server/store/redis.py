@@ -206,10 +206,15 @@ class RedisStore(Store):
         await self._probe.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
-    async def reachable(self) -> bool:
+    async def reachable(self, now: bool = False) -> bool:
         """True when commits came back within the last probe timeout (a busy hub's
-        best evidence), else whether a ``PING`` on the probe's own connection does."""
-        if time.monotonic() - self._answered_at < PROBE_TIMEOUT_S:
+        best evidence), else whether a ``PING`` on the probe's own connection does.
+
+        ``now``: only the ``PING`` counts.  A peer deciding whether to send its players
+        here asks so: with Redis flapping (restarted, then killed again at once) the
+        commits of its moment up are still fresh evidence for a second after it went
+        down again, and the peer would cut itself off for a store nobody has."""
+        if not now and time.monotonic() - self._answered_at < PROBE_TIMEOUT_S:
             return True
         try:
             await asyncio.wait_for(self._probe.ping(), PROBE_TIMEOUT_S)

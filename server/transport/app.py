@@ -102,7 +102,9 @@ def create_app(
         if not operator(request):
             return JSONResponse({"ok": True})
         refusals = hub.refusals
-        store_ok = bool(await hub.store_reachable())  # unknown while busy: not one to go to
+        # asked of the store now (peers read it before sending their players here);
+        # unknown while busy: not one to go to
+        store_ok = bool(await hub.store_reachable(now=True))
         return JSONResponse(
             {
                 "ok": True,

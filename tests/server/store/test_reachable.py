@@ -55,3 +55,24 @@ async def test_the_store_back_after_a_restart_answers_the_first_probe() -> None:
     finally:
         await store.close()
         redis.stop()
+
+
+async def test_asked_now_the_store_answers_for_itself_not_for_its_recent_commits() -> None:
+    """What peers read before sending their players elsewhere: with Redis flapping
+    (restarted, then killed again at once) the commits of its moment up must not tell a
+    peer that this hub has the store after it went down again."""
+    redis = RestartableRedis()
+    redis.start()
+    store = RedisStore(redis.url)
+    await store.start()
+    try:
+        record = seated("nmbr9", 2).record
+        await store.create(record)
+        later = dataclasses.replace(record, version=record.version + 1)
+        await store.commit(later, {"k": "seat", "seat": 0, "v": later.version}, record.version)
+        redis.kill()
+        assert await store.reachable(), "a commit just came back: a busy hub's evidence"
+        assert not await store.reachable(now=True), "asked now, the store is gone"
+    finally:
+        await store.close()
+        redis.stop()
