@@ -209,8 +209,17 @@ class Connection:
             "hello", v=PROTOCOL_VERSION, name=self.name, caps=CAPS, resume=resume
         )
         for result in conn.hello["resumed"]:
+            table = result["table"]
             if result["ok"] and result["seat"] is not None:
-                conn.seats[result["table"]] = result["seat"]
+                conn.seats[table] = result["seat"]
+            elif "retry_ms" in result:
+                # refused for now (the store away, say): the seat back by its token (or
+                # the table watched again) after retry_ms, sent again as any request
+                await asyncio.sleep(result["retry_ms"] / 1000)
+                if table in self.tokens:
+                    await conn.join(table, token=self.tokens[table])
+                else:
+                    await conn.spectate(table)
         return conn
 
     async def close(self) -> None:

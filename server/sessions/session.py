@@ -366,7 +366,10 @@ class Session:
             await self._rewatch(table, seat, item.get("version"))
             return {"table": table, "seat": seat, "ok": True}
         except (TableError, SessionRefusal) as err:
-            return {"table": table, "seat": None, "ok": False, "code": err.code}
+            failed = {"table": table, "seat": None, "ok": False, "code": err.code}
+            if err.retry_ms is not None:  # the store away, say: join with the token later
+                failed["retry_ms"] = err.retry_ms
+            return failed
 
     def on_ping(self, msg: Message) -> None:
         self.reply(msg["id"])

@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from prometheus_client import REGISTRY
 
 from tablehub.loadtest.topology import free_port, wait_for
 from tests.cluster.test_cluster import assert_acked_exactly_once, read_log
@@ -61,6 +62,11 @@ def _answers(port: int) -> bool:
     return done.stdout.strip() == b"PONG"
 
 
+def leases_lost() -> float:
+    """Leases this process found taken or expired (its in-process hubs')."""
+    return REGISTRY.get_sample_value("tablehub_leases_lost_total") or 0.0
+
+
 @pytest.fixture
 def restartable_redis() -> Iterator[RestartableRedis]:
     redis = RestartableRedis()
@@ -99,6 +105,45 @@ async def test_redis_down_for_five_seconds_mid_game(restartable_redis: Restartab
         for conn in (ann, bo):
             final = await conn.wait_for(table, lambda m: m.view["status"] == "finished")
             assert final.mismatches == 0
+            await conn.close()
+    finally:
+        await stop_hub(hub)
+
+
+async def test_a_seat_resumed_while_the_store_is_down_is_joined_again_by_its_token(
+    restartable_redis: RestartableRedis,
+) -> None:
+    """A client reconnecting while Redis is away, after the hub let the table go (its
+    lease lapsed: it must be loaded again), has its ``hello.resume`` item refused
+    ``unavailable`` with a ``retry_ms``: it joins again with the seat's token, and the
+    seat is its own again once the store is back (the reference client dropped it)."""
+    redis = restartable_redis
+    hub = await start_hub(redis.url)
+    try:
+        ann, bo, table = await hub.two_seated(seed=4)
+        lost = leases_lost()
+        redis.kill()
+        # the lease lapses after a lease without Redis (counted by the lease thread)
+        await asyncio.to_thread(wait_for, lambda: leases_lost() > lost, "a lapsed lease")
+        said: list[str] = []
+        waiting = asyncio.Event()
+
+        def told(words: str) -> None:
+            said.append(words)
+            waiting.set()
+
+        ann.on_wait = told
+        back = asyncio.create_task(ann.reconnect(hub.url))
+        await asyncio.wait(
+            {back, asyncio.ensure_future(waiting.wait())}, return_when="FIRST_COMPLETED"
+        )
+        assert not back.done(), f"reconnected without the seat: {back.result().seats}"
+        assert "storage" in said[0], "refused for now: the join waits to be sent again"
+        redis.start()
+        ann = await back
+        assert ann.seats[table] == 0
+        assert await ann.legal(table), "the seat is this connection's: it may act"
+        for conn in (ann, bo):
             await conn.close()
     finally:
         await stop_hub(hub)

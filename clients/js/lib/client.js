@@ -291,7 +291,16 @@ export class Client {
     this.server = reply;
     if (this.protocol) this.schemaMatches = reply.schema === this.protocol.fingerprint;
     for (const item of reply.resumed ?? []) {
-      if (!item.ok) this._resumeFailed(item.table, item.code);
+      if (item.ok) continue;
+      const entry = entries.find((e) => e.table === item.table);
+      if (item.retry_ms != null && entry) {
+        // refused for now (the store away, say): the seat back by its token (or the
+        // table watched again) after retry_ms, sent again as any request asked to wait
+        await new Promise((resolve) => setTimeout(resolve, item.retry_ms));
+        await this._rewatch(entry);
+      } else {
+        this._resumeFailed(item.table, item.code);
+      }
     }
     if (resuming) {
       for (const entry of entries.slice(MAX_RESUME)) await this._rewatch(entry);

@@ -307,6 +307,47 @@ describe('batches and retries', () => {
     assert.equal(mirror.mismatches, 0);
   });
 
+  it('takes a seat back by its token when its resume was refused for now', async () => {
+    const seen = [];
+    let hellos = 0;
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (p) => [...p][0] });
+    server.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        seen.push(msg);
+        const ok = (fields) => ws.send(JSON.stringify({ t: 'ok', id: msg.id, ...fields }));
+        if (msg.t === 'hello') {
+          hellos += 1;
+          const refused = { table: 't1', seat: null, ok: false, code: 'unavailable', retry_ms: 5 };
+          ok({ resumed: hellos === 1 ? [] : [refused] });
+        } else if (msg.t === 'join') {
+          ok({ seat: 1, token: 'tok-tok-tok' });
+          if (hellos === 1) ws.close(1012, 'this server lost the game store');
+        }
+      });
+    });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `ws://127.0.0.1:${server.address().port}/ws`;
+    const client = await Client.connect(url, {
+      name: 'resumer', WebSocket, subprotocol: JSON_SUBPROTOCOL, backoff: { initialMs: 5, maxMs: 5, factor: 1 },
+    });
+    const failed = [];
+    client.on('resume_failed', (detail) => failed.push(detail));
+    const reopened = new Promise((resolve) => client.on('open', resolve));
+    try {
+      await client.join('t1', { seat: 1 });
+      await reopened;
+    } finally {
+      await client.close();
+      server.close();
+    }
+    const joins = seen.filter((m) => m.t === 'join');
+    assert.equal(joins.length, 2, 'joined again after the refused resume');
+    assert.equal(joins[1].token, 'tok-tok-tok');
+    assert.deepEqual(failed, []);
+    assert.equal(client.tables.get('t1').seat, 1);
+  });
+
   it('retries overloaded and unavailable with the same key, saying so in words', async () => {
     const seen = [];
     const server = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (p) => [...p][0] });
