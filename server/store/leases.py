@@ -147,16 +147,23 @@ class LeaseKeeper:
             self._let_lapse(leases)
             return
         self.renew_failing = False
+        taken: list[str] = []
+        unheard: list[str] = []
         for (table, epoch), renewed in zip(leases.items(), results, strict=True):
             if renewed == 1:
                 with self._lock:
                     if self._leases.get(table) == epoch:
                         self._since[table] = sent
-            elif renewed == 0:
-                if self._lose(table, epoch):
-                    log.warning("lost the lease of table %s", table)
             elif self._lose(table, epoch):
-                log.warning("gave table %s up: another process's requests went unanswered", table)
+                (taken if renewed == 0 else unheard).append(table)
+        if taken:
+            log.warning("lost the leases of %d tables (taken over): %s", len(taken), _some(taken))
+        if unheard:
+            log.warning(
+                "gave %d tables up (another process's requests went unanswered): %s",
+                len(unheard),
+                _some(unheard),
+            )
 
     def _let_lapse(self, leases: dict[str, int]) -> None:
         """Renewal failed: a lease not renewed for a whole lease has expired in Redis,

@@ -134,7 +134,7 @@ class NodePipelines:
         try:
             await self.cluster.nodes_manager.initialize()
         except Exception as err:  # the next failing pipeline tries again
-            log.warning("redis cluster: slot map refresh failed: %s", err)
+            _failed("the slot map refresh", err)
 
     async def close(self) -> None:
         if self._refreshing is not None:
@@ -207,7 +207,7 @@ class RedisClusterStore(RedisStore):
                         pipe.execute_command(*op)
                 await pipe.execute()
         except Exception as err:  # the listing catches up with the table's next commit
-            log.warning("redis cluster: index update failed: %s", err)
+            _failed("the lobby listing update", err)
 
     async def _flush_node(self, node: Any, part: list[PendingCommit]) -> None:
         def queue(pipe: Any) -> None:
@@ -320,3 +320,12 @@ class RedisClusterBus(RedisBus):
                 failing = False
             if message is not None and message["type"] == "smessage":
                 self._dispatch(message, self._on_message)
+
+
+def _failed(what: str, err: BaseException) -> None:
+    """A background step that failed: Redis out of reach is said once an outage (its
+    callers answer ``unavailable`` meanwhile); anything else as it is."""
+    if isinstance(store_error(err), StoreUnavailable):
+        store_unreachable(what, err)
+    else:
+        log.warning("redis cluster: %s failed: %s", what, err)
