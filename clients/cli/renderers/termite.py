@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from tablehub.clients.cli.numbering import seat_number, seat_words, seats_renamed
+from tablehub.clients.cli.rows import wrap
 
 INPUT_HELP = """\
 Easiest: type the number in front of a choice in the list under the board: a
@@ -270,6 +271,19 @@ def render(board: dict[str, Any], seat: int | None) -> str:
     return "\n".join(lines)
 
 
+def _beside_the_wall(lines: list[str], width: int) -> list[str]:
+    """Lines for the column beside the wall, each broken between words to fit ``width``
+    (a long hand was broken by the window, through the wall), the rest of a line
+    indented by two."""
+    rows: list[str] = []
+    for line in lines:
+        first, *rest = wrap(line, width)
+        rows.append(first)
+        if rest:
+            rows.extend("  " + row for row in wrap(" ".join(rest), width - 2))
+    return rows
+
+
 def render_compact(board: dict[str, Any], seat: int | None) -> str:
     """The pending choice; your wall with your score, cards, rooms and dice beside it;
     the key to the die codes; the action cards and stakes; one line per other seat."""
@@ -288,6 +302,7 @@ def render_compact(board: dict[str, Any], seat: int | None) -> str:
         f"face-up blueprints: {', '.join(board['blueprints']['face_up']) or '-'}",
     ]
     wall = [line[3:] for line in render_wall(p["wall"])]
+    info = _beside_the_wall(info, _WIDTH - 12)
     for n in range(max(len(wall), len(info))):
         left = wall[n] if n < len(wall) else ""
         pad = 12 - len(re.sub(r"\x1b\[[0-9;]*m", "", left))

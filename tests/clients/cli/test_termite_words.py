@@ -136,3 +136,16 @@ def test_a_die_and_its_place_stay_on_one_row() -> None:
     assert "2:w3\u00a0R4" in line, line
     for width in range(20, 81):
         assert any("2:w3\u00a0R4" in row for row in wrap(line, width)), width
+
+
+def test_a_long_hand_beside_the_wall_leaves_the_wall_whole() -> None:
+    s, _ = _board()
+    cards = ["green-L", "white-S", "red-I", "blue-I", "purple-I", "blue-L", "blue-T", "white-J"]
+    s["players"][0]["hand"] = cards
+    s["players"][0]["queens"] = ["mandibles", "architect", "swarm", "nursery"]
+    rows = ANSI.sub("", renderer.render_compact(GAME.view(s, 0), 0)).splitlines()
+    walls = [i for i, row in enumerate(rows) if re.match(r" \d \|", row)]
+    assert len(walls) == 7 and walls == list(range(walls[0], walls[0] + 7)), rows
+    assert all(len(row) <= 80 for row in rows[walls[0] : walls[-1] + 2]), rows
+    said = " ".join(row[12:].strip() for row in rows[walls[0] : walls[-1] + 3])
+    assert ", ".join(cards) in said and "queen cards: mandibles, architect, swarm" in said
