@@ -5,11 +5,13 @@ bot (``loadtest/termite_bot_basic.py``, a frozen copy), seats alternating, and p
 wins, ties and mean scores.
 Part 2 plays ``--ends`` games of the bot against itself for each player count 1-4 and
 prints how they end (a wall with ``rows_to_end`` rows or the empty queen deck), the
-mean rounds and rows, and how often the bot used each rule over all those games (each
-action A-G by what it did, each queen card, helper dice, each kind of E payment).
+mean rounds and rows, where the wood is when they end, and how often the bot used each
+rule over all those games (each action A-G by what it did, each queen card, helper dice,
+each kind of E payment).
 Engine calls only, no server; bounded.
 
     .venv/bin/python -m tablehub.loadtest.bench_termite_bot [--games 200] [--ends 200]
+        [--players 1,2,3,4]
 """
 
 from __future__ import annotations
@@ -100,22 +102,46 @@ def head_to_head(games: int) -> None:
     print(f"  shared    {wins['shared']:4}")
 
 
-def endings(games: int) -> None:
+def wood(state: State) -> Counter[str]:
+    """Where the game's cubes are (the edition's 90: a main stake's 6 and the cubes its
+    stake cards show, per colour): in walls, in rooms, on the main stakes, on face-up
+    stake cards, on stake cards still face down (their printed cubes)."""
+    where = Counter[str]()
+    for stake in state["stakes"]:
+        where["main stakes"] += stake["cubes"]
+        for card in stake["cards"].values():
+            where["face-up cards" if card["up"] else "face-down cards"] += card["cubes"]
+    for p in state["players"]:
+        where["rooms"] += sum(len(room["cubes"]) for room in p["rooms"])
+        where["walls"] += sum(cell is not None for row in p["wall"] for cell in row)
+    return where
+
+
+def endings(games: int, player_counts: list[int]) -> None:
     print(f"\nHow games end, bot against itself, {games} games per player count:")
-    for seats in range(1, 5):
+    for seats in player_counts:
         reasons = Counter[str]()
         rounds = rows = 0
         uses = Counter[str]()
+        left = Counter[str]()
+        started = time.perf_counter()
         for game in range(games):
             state = play([bot.bot_action] * seats, seed=5000 + game, uses=uses)
             reason = state["result"]["reason"]
             reasons["rows" if "rows" in reason else "queen deck"] += 1
             rounds += state["round"]
             rows += max(scoring.rows_done(p) for p in state["players"])
+            left.update(wood(state))
+        elapsed = time.perf_counter() - started
         print(
-            f"  {seats} player(s): rows ending {reasons['rows']:4},"
+            f"  {seats} player(s) ({elapsed:.0f} s): rows ending {reasons['rows']:4},"
             f" queen deck {reasons['queen deck']:4};"
             f" mean {rounds / games:.1f} rounds, best wall {rows / games:.1f} rows"
+        )
+        places = ("walls", "rooms", "main stakes", "face-up cards", "face-down cards")
+        print(
+            "    wood at the end (mean cubes): "
+            + ", ".join(f"{place} {left[place] / games:.1f}" for place in places)
         )
         for name, n in sorted(uses.items()):
             print(f"    {name}: {n} ({n / games:.1f} a game)")
@@ -125,11 +151,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="head-to-head games")
     parser.add_argument("--ends", type=int, default=200, help="games per player count")
+    parser.add_argument("--players", default="1,2,3,4", help="player counts for --ends, e.g. 3,4")
     args = parser.parse_args()
     if args.games:
         head_to_head(args.games)
     if args.ends:
-        endings(args.ends)
+        endings(args.ends, [int(n) for n in args.players.split(",")])
 
 
 if __name__ == "__main__":
