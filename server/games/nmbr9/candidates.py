@@ -36,9 +36,10 @@ def shortlist(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     level first, as ``(level, rot, x, y)``."""
     if not surface.tiles:  # an empty layout: one placement per rotation, at (0, 0)
         return [(0, rot, 0, 0) for rot in DISTINCT_ROTATIONS[digit]][:per_level]
-    ground = surface.ground.get((digit, per_level))
+    memo = surface.base.ground
+    ground = memo.get((digit, per_level))
     if ground is None:
-        ground = surface.ground[(digit, per_level)] = _ground(surface, digit, per_level)
+        ground = memo[(digit, per_level)] = _ground(surface, digit, per_level)
     return [*_upper(surface, digit, per_level), *ground]
 
 
@@ -49,25 +50,40 @@ def _in_bounds(x: int, y: int) -> bool:
 def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     frame = surface.frame
     layers = surface.layers
-    corner = frame.stride + 1  # the bit offset of the shapes' ``edges`` masks
+    stride = frame.stride
+    corner = stride + 1  # the bit offset of the shapes' ``edges`` masks
+    # Offsets above the ground lie on the layout: only one reaching near BOUND is checked.
+    far = not (
+        frame.min_x >= -BOUND
+        and frame.min_x + surface.footprint.bit_length() // stride < BOUND
+        and frame.min_y >= -BOUND
+        and frame.min_y + stride <= BOUND
+    )
     by_level: dict[int, list[tuple[int, int, int, int]]] = {}
     for level, shape, bit in surface.upper_placements(digit):
-        x, y = frame.cell(bit)
-        if not _in_bounds(x, y):
+        if far and not _in_bounds(*frame.cell(bit)):
             continue
-        higher = layers[level] >> (bit - corner) if level < len(layers) else 0
-        fit = sum((higher & edges).bit_count() for edges in shape.edges)
-        by_level.setdefault(level, []).append((-fit, y, x, shape.rot))
+        fit = 0
+        if level < len(layers):
+            higher = layers[level] >> (bit - corner)
+            for edges in shape.edges:
+                fit -= (higher & edges).bit_count()
+        x, y = divmod(bit, stride)  # in the frame: the same order as the cells'
+        by_level.setdefault(level, []).append((fit, y, x, shape.rot))
     out: list[Placement] = []
-    for level in sorted(by_level, reverse=True):
-        out.extend((level, rot, x, y) for _, y, x, rot in sorted(by_level[level])[:per_level])
+    for level, ranked in by_level.items():  # highest level first, as listed
+        ranked.sort()
+        out.extend(
+            (level, rot, x + frame.min_x, y + frame.min_y) for _, y, x, rot in ranked[:per_level]
+        )
     return out
 
 
-def _fit_counters(footprint: int, stride: int, shape: ShapeBits) -> tuple[int, list[int]]:
-    """The legal ground offsets of one rotation (a mask) and their fits as bit-sliced
-    counters: bit k of an offset's fit is its bit in ``counters[k]``."""
-    legal = ground_offsets(footprint, beside(footprint, stride), shape.shifts)
+def _fit_counters(footprint: int, next_to: int, shape: ShapeBits) -> tuple[int, list[int]]:
+    """The legal ground offsets of one rotation (a mask; ``next_to``: the empty cells
+    next to the footprint) and their fits as bit-sliced counters: bit k of an offset's
+    fit is its bit in ``counters[k]``."""
+    legal = ground_offsets(footprint, next_to, shape.shifts)
     counters: list[int] = []
     for n in shape.border:
         carry = (footprint >> n if n >= 0 else footprint << -n) & legal
@@ -100,7 +116,10 @@ def _ground(surface: Surface, digit: int, per_level: int) -> list[Placement]:
     frame = surface.frame
     footprint = surface.footprint
     shapes = frame.shapes[digit]
-    fitted = [_fit_counters(footprint, frame.stride, shape) for shape in shapes]
+    next_to = surface.base.beside
+    if next_to < 0:
+        next_to = surface.base.beside = beside(footprint, frame.stride)
+    fitted = [_fit_counters(footprint, next_to, shape) for shape in shapes]
     legal = [mask for mask, _ in fitted]
     out: list[Placement] = []
     while len(out) < per_level:

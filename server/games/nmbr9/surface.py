@@ -218,13 +218,43 @@ def grow(mask: int, stride: int) -> int:
     return mask | mask << 1 | mask >> 1 | mask << stride | mask >> stride
 
 
+def offsets_reaching(mask: int, stride: int) -> int:
+    """The offsets from which a shape (at most 4 by 4 cells) may cover a cell of
+    ``mask``: the cells of ``mask`` moved 0 to 3 cells back along x and along y."""
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> stride
+    return mask | mask >> 2 * stride
+
+
+class Footprint:
+    """What depends on a layout's footprint alone, shared by the layouts of one
+    footprint (a tile laid above the ground keeps it)."""
+
+    __slots__ = ("beside", "faults", "ground")
+
+    def __init__(self) -> None:
+        self.ground: dict[tuple[int, int], list[Placement]] = {}
+        """Memo for ``candidates``: the best ground placements of a digit."""
+        self.beside = -1
+        """The empty cells next to the footprint (-1 until asked)."""
+        self.faults: tuple[int, int, int, int] | None = None
+        """The ground edge, the pairs of neighbouring footprint cells along y and along
+        x (as masks) and the pits of the ground (see :meth:`Surface.shape_faults`)."""
+
+
+Fresh = tuple[int, int, int, bool]
+"""The last tile of a layout grown by :meth:`Surface.with_tile`: its level L, its
+cells, the digits its parent could place on level L, and whether it opened level L."""
+
+
 class Surface:
     """A layout's masks (see the module docstring); :meth:`with_tile` returns a new one.
 
     ``placeable[k]`` and ``unknown[k]`` are filled in as they are asked for: the digits
     known to have a legal placement on level k, and those not yet looked at there."""
 
-    __slots__ = ("frame", "ground", "layers", "placeable", "tiles", "tops", "unknown")
+    __slots__ = ("base", "frame", "fresh", "layers", "placeable", "tiles", "tops", "unknown")
 
     def __init__(
         self,
@@ -234,6 +264,8 @@ class Surface:
         placeable: list[int],
         unknown: list[int],
         tiles: int,
+        base: Footprint | None = None,
+        fresh: Fresh | None = None,
     ) -> None:
         self.frame = frame
         self.layers = layers
@@ -241,9 +273,10 @@ class Surface:
         self.placeable = placeable
         self.unknown = unknown
         self.tiles = tiles
-        self.ground: dict[tuple[int, int], list[Placement]] = {}
-        """Memo for ``candidates``: the best ground placements of a digit, shared by
-        the layouts of the same footprint (a tile laid above the ground keeps it)."""
+        self.base = Footprint() if base is None else base
+        self.fresh = fresh
+        """Set by :meth:`with_tile`: where the levels it left to look at may have
+        changed (see :meth:`_found`)."""
 
     @property
     def top(self) -> int:
@@ -290,15 +323,17 @@ class Surface:
             return self._reframed(x, y, x + shape.width - 1, y + shape.height - 1).with_tile(
                 digit, placement
             )
-        if any(self.unknown):  # look at all the children inherit
+        unknown = self.unknown
+        if any(unknown):  # look at all the children inherit
             for known in range(1, len(self.layers) + 1):
                 self.placeable_on(known, ALL_DIGITS)
         mask = shape.mask << frame.bit(x, y)
         layers = list(self.layers)
         tops = list(self.tops)
         placeable = self.placeable[:]
-        unknown = self.unknown[:]
-        if level == len(layers):
+        unknown = unknown[:]
+        opened = level == len(layers)
+        if opened:
             layers.append(mask)
             tops.append((mask,))
             placeable.append(0)  # on this tile alone: never two supports
@@ -308,14 +343,32 @@ class Surface:
             tops[level] = (*tops[level], mask)
             # More floor on level + 1: what was legal there stays legal.
             unknown[level + 1] = ALL_DIGITS & ~placeable[level + 1]
-        if level:  # less floor on level, and new squares to touch there
-            tops[level - 1] = tuple(m & ~mask for m in tops[level - 1] if m & ~mask)
-            placeable[level] = 0
-            unknown[level] = ALL_DIGITS
-        surface = Surface(frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1)
-        if level:
-            surface.ground = self.ground
-        return surface
+        if not level:
+            return Surface(
+                frame,
+                tuple(layers),
+                tuple(tops),
+                placeable,
+                unknown,
+                self.tiles + 1,
+                None,
+                (0, mask, 0, opened),
+            )
+        # Less floor on level, and new squares to touch there.
+        tops[level - 1] = tuple([m & ~mask for m in tops[level - 1] if m & ~mask])
+        before = placeable[level]
+        placeable[level] = 0
+        unknown[level] = ALL_DIGITS
+        return Surface(
+            frame,
+            tuple(layers),
+            tuple(tops),
+            placeable,
+            unknown,
+            self.tiles + 1,
+            self.base,
+            (level, mask, before, opened),
+        )
 
     def _reframed(self, x0: int, y0: int, x1: int, y1: int) -> Surface:
         """This layout in a frame around it and the cells from ``(x0, y0)`` to
@@ -338,7 +391,7 @@ class Surface:
             self.placeable[:],
             self.unknown[:],
             self.tiles,
-        )
+        )  # no fresh tile: its levels left to look at are looked at everywhere
 
     def placeable_on(self, level: int, digits: int) -> int:
         """Which of ``digits`` (a mask) have a legal placement on ``level`` >= 1 (looked
@@ -353,10 +406,38 @@ class Surface:
             new = ask & ~known[0]
             if new:
                 known[0] |= new
-                for digit, _, _ in self._legal_on(level, new, first=True):
-                    known[1] |= 1 << digit
+                known[1] |= self._found(level, new)
             self.placeable[level] |= known[1] & ask
         return self.placeable[level] & digits
+
+    def _found(self, level: int, digits: int) -> int:
+        """Which of ``digits`` have a legal placement on ``level`` >= 1, looking only
+        where they may have one.  After a tile T laid on level L (``fresh``; its parent
+        knew every level): a placement new on level L + 1 lies on T; one new on level L
+        touches T (T is what it may touch there), and none is new there when T opened
+        level L (a tile of that level must now touch T)."""
+        fresh = self.fresh
+        if fresh is None:
+            return self._first_of(level, digits, -1)
+        tile_level, mask, before, opened = fresh
+        stride = self.frame.stride
+        if level == tile_level + 1:
+            return self._first_of(level, digits, offsets_reaching(mask, stride))
+        touching = offsets_reaching(grow(mask, stride), stride)
+        if opened:
+            return self._first_of(level, digits & before, touching)
+        found = self._first_of(level, digits & before, -1) if digits & before else 0
+        if digits & ~before:
+            found |= self._first_of(level, digits & ~before, touching)
+        return found
+
+    def _first_of(self, level: int, digits: int, window: int) -> int:
+        """Which of ``digits`` have a legal placement on ``level`` >= 1 at an offset of
+        ``window`` (a mask; -1 for anywhere)."""
+        found = 0
+        for digit, _, _ in self._legal_on(level, digits, first=True, window=window):
+            found |= 1 << digit
+        return found
 
     def level_key(self, level: int) -> LevelKey:
         """What the legal placements on ``level`` >= 1 depend on: the cells of the level
@@ -365,10 +446,12 @@ class Surface:
         layers = self.layers
         return layers[level - 1], layers[level] if level < len(layers) else -1, self.tops[level - 1]
 
-    def _legal_on(self, level: int, digits: int, first: bool) -> list[tuple[int, ShapeBits, int]]:
+    def _legal_on(
+        self, level: int, digits: int, first: bool, window: int = -1
+    ) -> list[tuple[int, ShapeBits, int]]:
         """``(digit, shape, bit of its offset)`` for the legal placements of ``digits``
-        on ``level`` >= 1, by digit, then rotation, then bit; with ``first``, only the
-        first of each digit."""
+        on ``level`` >= 1 at offsets of ``window`` (a mask; -1 for all), by digit, then
+        rotation, then bit; with ``first``, only the first of each digit."""
         layers = self.layers
         floor = layers[level - 1]
         if level < len(layers):
@@ -392,7 +475,7 @@ class Surface:
             if not runs:
                 runs = _floor_runs(floor, self.frame.stride)
             for shape in shapes[digit]:
-                fits = -1
+                fits = window
                 for kind, s in shape.runs:
                     fits &= runs[kind] >> s
                     if not fits:
@@ -460,19 +543,21 @@ class Surface:
         if not layers:
             return 0, 0, 0
         stride = self.frame.stride
-        footprint = layers[0]
-        along_y = footprint & footprint >> 1
-        along_x = footprint & footprint >> stride
-        ground = 4 * footprint.bit_count() - 2 * (along_y.bit_count() + along_x.bit_count())
+        faults = self.base.faults
+        if faults is None:
+            footprint = layers[0]
+            along_y = footprint & footprint >> 1
+            along_x = footprint & footprint >> stride
+            ground = 4 * footprint.bit_count() - 2 * (along_y.bit_count() + along_x.bit_count())
+            walls = footprint << 1 & footprint >> 1 & footprint << stride & footprint >> stride
+            faults = self.base.faults = (ground, along_y, along_x, (walls & ~footprint).bit_count())
+        ground, along_y, along_x, pits = faults
         steps = 0
-        for mask in layers[1:]:
-            steps += (along_y & (mask ^ mask >> 1)).bit_count()
-            steps += (along_x & (mask ^ mask >> stride)).bit_count()
-        pits = (
-            ~footprint & footprint << 1 & footprint >> 1 & footprint << stride & footprint >> stride
-        ).bit_count()
-        for level in range(1, len(layers)):
-            above = layers[level]
+        below = layers[0]
+        for above in layers[1:]:
+            steps += (along_y & (above ^ above >> 1)).bit_count()
+            steps += (along_x & (above ^ above >> stride)).bit_count()
             walls = above << 1 & above >> 1 & above << stride & above >> stride
-            pits += (layers[level - 1] & ~above & walls).bit_count()
+            pits += (below & ~above & walls).bit_count()
+            below = above
         return ground, steps, pits
