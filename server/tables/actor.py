@@ -316,6 +316,8 @@ class TableActor:
                 if isinstance(command, Legal):  # a second ask at a version: looked up
                     decision = self.legal_replies.decide(table, command, now)
                 else:
+                    if isinstance(command, Act):
+                        self.legal_replies.forget(command.seat)
                     decision = handle(table, command, now)
             except Exception as err:  # a server bug: the table stays as it was
                 log.exception("table %s: command %r failed", self.record.table, command)

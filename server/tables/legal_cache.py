@@ -15,7 +15,10 @@ plain and compact replies are also kept across versions, the last one per seat a
 form: when the table moved on but the seat's basis is equal (another seat placed), the
 kept reply is given again at the new version, not computed again -- a client that asks
 on every update while the others play gets it as a lookup.  At most two replies a seat
-(plain, compact) are kept this way, each with the basis it was decided on.
+(plain, compact) are kept this way, each with the basis it was decided on, and only
+until the seat acts (:meth:`LegalCache.forget`, called by the actor): a client that
+asks once before each move leaves nothing kept behind it (a reply is a few hundred
+values and a few dozen objects the collector tracks; a table may seat a thousand).
 
 A reply is a :class:`LegalReply`: the plain map the core decided (a forwarded answer
 is packed as one), which also keeps the encoding of its fields but ``version`` (the
@@ -126,6 +129,12 @@ class LegalCache:
         if basis is not None:
             self._kept[(command.seat, command.compact)] = (basis, reply)
         return Decision(reply=reply)
+
+    def forget(self, seat: int) -> None:
+        """Drop the replies kept for ``seat`` across versions (it acted: its own move
+        changes what it may do next)."""
+        self._kept.pop((seat, False), None)
+        self._kept.pop((seat, True), None)
 
 
 def _key(command: Legal) -> tuple[int, bytes | None, bool] | None:

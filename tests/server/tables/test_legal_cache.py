@@ -94,6 +94,20 @@ def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
     assert after is not None and after[field] is not asked[field]
 
 
+def test_a_seat_that_acted_has_nothing_kept() -> None:
+    cache = LegalCache()
+    table = seated("nmbr9", 2)
+    asked = cache.decide(table, Legal(1, compact=True), NOW).reply
+    assert asked is not None
+    cache.forget(1)
+    legal = handle(table, Legal(0), NOW).reply
+    assert legal is not None
+    table = committed(handle(table, Act(0, legal["actions"][0]), NOW))
+    again = cache.decide(table, Legal(1, compact=True), NOW).reply
+    assert again == handle(table, Legal(1, compact=True), NOW).reply
+    assert again is not None and again["groups"] is not asked["groups"]
+
+
 def test_partials_that_differ_only_in_true_and_1_are_kept_apart() -> None:
     cache = LegalCache()
     table = seated("nmbr9")
