@@ -9,7 +9,8 @@ blueprints as rooms are filling, the best-scoring shapes first; win main-stake
 majorities with collect-slot dice (only they count) and dig with tunnel-slot dice
 towards stake cards (they turn cards up, and the cards reached feed collecting); join a
 colour split over two rooms with an F move; put two equal dice into a room of 4 cubes of
-one colour (a helper die or royal jelly makes the pair); build where rows complete,
+one colour (a helper die or royal jelly makes the pair; royal jelly also stands in for a
+helper whose die has a use of its own); build where rows complete,
 anywhere a piece may rest; pay for E trades (a cube from any face-up stake card) with
 what the plan does not need (spare cubes, eggs, queen cards, blueprints); hatch eggs
 early (nursery when a pair of dice waits for one); reroll a poor roll with swarm; draw
@@ -225,7 +226,10 @@ def _day_action(state: State, seat: int) -> Action:
     options = day.place_options(state, seat, board.unplaced(player), helpers=False)
     best = max(options, key=lambda a: _placement_value(ctx, a))
     helper = _helper_play(ctx)
-    return helper if helper is not None else best
+    if helper is None:
+        return best
+    jelly = _jelly_for_helper(ctx, helper)
+    return jelly if jelly is not None else helper
 
 
 def _placement_value(ctx: Context, action: Action) -> float:
@@ -433,6 +437,21 @@ def _jelly(ctx: Context, free: list[int]) -> Action | None:
             if ctx.free_values[value] == 0:
                 return {"type": "play_queen", "card": "royal_jelly", "die": free[0], "value": value}
     return None
+
+
+def _jelly_for_helper(ctx: Context, action: Action) -> Action | None:
+    """Royal jelly gives the die the value the helper would (the slot's, or the room's
+    chosen value), so the helper die stays free -- when that die has a use of its own
+    this round."""
+    if "royal_jelly" not in ctx.player["queens"]:
+        return None
+    options = day.place_options(ctx.state, ctx.seat, [action["helper"]], helpers=False)
+    if max((_placement_value(ctx, a) for a in options), default=-1.0) <= 0:
+        return None
+    parsed = board.parse_slot(action["slot"])
+    assert parsed is not None
+    value = action["value"] if parsed[0] == "R" else parsed[1]
+    return {"type": "play_queen", "card": "royal_jelly", "die": action["die"], "value": value}
 
 
 def _nursery_pays(ctx: Context, free: list[int]) -> bool:

@@ -70,6 +70,41 @@ def test_helper_die_completes_a_build_pair() -> None:
     assert action["slot"] == "R2" and action["value"] == 5 and "helper" in action
 
 
+def helper_wanted() -> State:
+    """Seat 0 holds no blueprint (A pays) and two 6s: A6, C6, E6, G6 are taken, seat 1
+    holds D6's majority and seat 0 has no tunnel left to dig, so a 6 does little; a
+    helper die would turn one 6 into an A space."""
+    s = board4()
+    for k, slot in enumerate(["A6", "C6", "E6", "G6", "D6c", "D6c", "D6c"]):
+        put(s, 1, k, slot)
+    s["players"][0]["tunnels"] = [list(data.EDGE_NAMES)] * 2 + [[]] * 4  # none left
+    hold(s, 0, 0, 6)
+    hold(s, 0, 1, 6)
+    return s
+
+
+def test_royal_jelly_instead_of_a_helper_whose_die_has_a_use() -> None:
+    """Where the bot would give up a die as a helper, royal jelly sets the value instead
+    and both dice are placed."""
+    s = helper_wanted()
+    assert "helper" in decide(s)
+    with_queen(s, 0, "royal_jelly")
+    jelly = decide(s)
+    assert jelly == {"type": "play_queen", "card": "royal_jelly", "die": 1, "value": 1}
+    s, _ = GAME.apply(s, 0, jelly)
+    assert decide(s) == {"type": "place_die", "die": 1, "slot": "A1"}
+
+
+def test_a_helper_with_nothing_to_do_keeps_the_royal_jelly() -> None:
+    """The same, but a collected cube has no room to go to, so the second 6 is worth
+    nothing: the helper costs nothing and the queen card is kept."""
+    s = helper_wanted()
+    for room in range(6):
+        give_cubes(s, 0, room, ["red", "yellow", "green", "blue"])
+    with_queen(s, 0, "royal_jelly")
+    assert "helper" in decide(s)
+
+
 def test_f_move_joins_a_colour_split_over_two_rooms() -> None:
     s = board4()
     s["blueprints"]["deck"].remove("blue-O")
