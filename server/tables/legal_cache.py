@@ -15,9 +15,10 @@ plain and compact replies are also kept across versions, the last one per seat a
 form: when the table moved on but the seat's basis is equal (another seat placed), the
 kept reply is given again at the new version, not computed again -- a client that asks
 on every update while the others play gets it as a lookup.  At most two replies a seat
-(plain, compact) are kept this way, each with the basis it was decided on, and only
-until the seat acts (:meth:`LegalCache.forget`, called by the actor): a client that
-asks once before each move leaves nothing kept behind it (a reply is a few hundred
+(plain, compact) are kept this way, each with the state it was decided in (the bases
+are compared only when the seat asks again), and only until the seat acts
+(:meth:`LegalCache.forget`, called by the actor): a client that asks once before each
+move computes no basis and leaves nothing kept behind it (a reply is a few hundred
 values and a few dozen objects the collector tracks; a table may seat a thousand).
 
 A reply is a :class:`LegalReply`: the plain map the core decided (a forwarded answer
@@ -36,6 +37,7 @@ from typing import Any
 import msgpack
 
 from tablehub.protocol import Codec
+from tablehub.server.games.base import State
 from tablehub.server.tables.core import Decision, Legal, Table, game_of, handle
 from tablehub.server.tables.record import TableRecord
 
@@ -90,14 +92,16 @@ def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | st
 
 class LegalCache:
     """The ``legal`` replies given at one version of a table, by seat, partial and form;
-    and the last plain and compact reply of each seat, with the basis it was decided on."""
+    and the last plain and compact reply of each seat, with the state it was decided
+    in (states are never changed once made: the basis is read from it only when the
+    seat asks again)."""
 
     __slots__ = ("_kept", "_record", "_replies")
 
     def __init__(self) -> None:
         self._record: TableRecord | None = None
         self._replies: dict[tuple[int, bytes | None, bool], LegalReply] = {}
-        self._kept: dict[tuple[int, bool], tuple[object, LegalReply]] = {}
+        self._kept: dict[tuple[int, bool], tuple[State, LegalReply]] = {}
 
     def decide(self, table: Table, command: Legal, now: int) -> Decision:
         """``handle(table, command, now)``, answered from the replies given at this
@@ -113,21 +117,24 @@ class LegalCache:
         known = self._replies.get(key)
         if known is not None:
             return Decision(reply=known)
-        basis = None
-        if command.partial is None:
+        seat, keep = command.seat, False
+        if command.partial is None and 0 <= seat < len(record.seats):
             legal_basis = game_of(record).legal_basis
-            if legal_basis is not None and 0 <= command.seat < len(record.seats):
-                basis = legal_basis(record.state, command.seat)
-                kept = self._kept.get((command.seat, command.compact))
-                if kept is not None and kept[0] == basis:
-                    reply = self._replies[key] = kept[1].at(record.version)
-                    return Decision(reply=reply)
+            keep = legal_basis is not None
+            kept = self._kept.get((seat, command.compact))
+            if (
+                legal_basis is not None
+                and kept is not None
+                and legal_basis(kept[0], seat) == legal_basis(record.state, seat)
+            ):
+                reply = self._replies[key] = kept[1].at(record.version)
+                return Decision(reply=reply)
         decision = handle(table, command, now)
         if decision.reply is None:
             return decision
         reply = self._replies[key] = LegalReply(decision.reply)
-        if basis is not None:
-            self._kept[(command.seat, command.compact)] = (basis, reply)
+        if keep:
+            self._kept[(seat, command.compact)] = (record.state, reply)
         return Decision(reply=reply)
 
     def forget(self, seat: int) -> None:
