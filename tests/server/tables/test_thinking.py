@@ -78,8 +78,10 @@ async def test_workers_yield_the_cpu_to_their_hub(thinker: Thinker) -> None:
     assert thinker._pool is not None
     workers = [p.pid for p in thinker._pool._processes.values() if p.pid is not None]
     hub = os.getpriority(os.PRIO_PROCESS, 0)
+    lowest = 19  # the least priority a process can have: a hub run under nice stops there
     assert workers
-    assert all(os.getpriority(os.PRIO_PROCESS, w) == hub + WORKER_NICENESS for w in workers)
+    expected = min(hub + WORKER_NICENESS, lowest)
+    assert all(os.getpriority(os.PRIO_PROCESS, w) == expected for w in workers)
 
 
 async def test_the_fast_level_and_no_workers_think_on_the_loop(thinker: Thinker) -> None:
