@@ -23,8 +23,8 @@ Theory of operation.  Scoring every legal placement with the full evaluation
    deeper value all but never turns such a lead), and only as far as the move's
    budget goes: the next digits are taken most likely first, and once the move has
    scored ``MOVE_BUDGET`` layouts, the digits left keep their one-card value.  That
-   caps the costliest moves (about ten cards to come, many distinct digits, broad
-   layouts) at about 1,100 layouts instead of 1,800.
+   caps the moves scoring the most layouts (about ten cards to come, many distinct
+   digits) at about 1,100 instead of 1,800.
 
 On the last card it simply takes the most points.
 
