@@ -216,10 +216,11 @@ class Connection:
                 # refused for now (the store away, say): the seat back by its token (or
                 # the table watched again) after retry_ms, sent again as any request
                 await asyncio.sleep(result["retry_ms"] / 1000)
-                if table in self.tokens:
-                    await conn.join(table, token=self.tokens[table])
-                else:
-                    await conn.spectate(table)
+                with contextlib.suppress(ServerError):  # still refused: as a failed resume
+                    if table in self.tokens:
+                        await conn.join(table, token=self.tokens[table])
+                    else:
+                        await conn.spectate(table)
         return conn
 
     async def close(self) -> None:

@@ -234,7 +234,7 @@ class RedisBus(Bus):
 
     def _sent_on_link(self, commands: list[RedisCommand]) -> bool:
         """Send ``commands`` on the commit link without waiting for their answer, if it
-        is open (a failure is only logged: see :func:`_unanswered`)."""
+        is open (a failure is only logged: see :meth:`_unanswered`)."""
         if self._link is None or not self._link.ready:
             return False
         self._link.send(commands, self._unanswered)
