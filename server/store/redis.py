@@ -21,7 +21,8 @@ Keys of one table share the hash tag ``{T}`` (Redis Cluster friendly)::
 plus the global ``th:tables`` (zset by update time), ``th:deadlines`` (zset by due
 time), per-process ``th:reply:<process>`` channels for forwarded replies, and
 ``th:ckey:<game>:<digest>`` -> table for ``create_table`` keys (as long as the table
-lives).
+lives: deleted with it, or expiring with a finished game's keys -- beside the finishing
+commit, not in its script, as it lies in another slot).
 
 A commit is one Lua script on the ``{T}`` keys: it checks the expected version and
 the caller's epoch, stores meta and log entry (and a state snapshot every
@@ -297,6 +298,9 @@ class RedisStore(Store):
         if finished:
             listing = self._index("tables", t)
             index_ops += retention.listing_ops(listing, record.updated_ms, self.keep_finished_s)
+            if record.create_key is not None:  # its create_table key lives as long as it
+                ckey = _ckey(record.game, record.create_key)
+                index_ops.append(("EXPIRE", ckey, self.keep_finished_s))
         loop = asyncio.get_running_loop()
         commit = PendingCommit(t, keys, args, index_ops, loop.create_future(), time.perf_counter())
         self._batch.append(commit)

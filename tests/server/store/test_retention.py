@@ -7,6 +7,7 @@ are played through the real table core and committed to the real store."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -165,6 +166,28 @@ async def test_redis_sets_the_expiry_inside_the_commit_that_finishes_the_game(
         await store.delete(t)
     finally:
         await watcher.aclose()
+
+
+async def test_redis_a_finished_games_create_table_key_expires_with_it(
+    kept: tuple[RedisStore, aioredis.Redis],
+) -> None:
+    """The ``create_table`` key that made a table answers retries as long as the table
+    lives: while the game is on it never expires, and once it is finished it expires
+    with the game's keys (it outlived them before)."""
+    store, admin = kept
+    commits = await commits_of_a_game(store)
+    t = commits[0].record.table
+    digest = secrets.token_hex(16)
+    assert await store.claim_key("brix", digest, t) == t
+    for commit in commits:
+        if commit is commits[-1]:
+            assert await admin.ttl(f"th:ckey:brix:{digest}") == -1  # a game on: kept
+        record = dataclasses.replace(commit.record, create_key=digest)
+        await store.commit(record, commit.entry, record.version - 1)
+    ttl = await admin.ttl(f"th:ckey:brix:{digest}")
+    assert 3000 < ttl <= 3600, ttl
+    assert await store.keyed_table("brix", digest) == t
+    await store.delete(t)
 
 
 async def test_redis_a_refused_finishing_commit_sets_no_expiry(
