@@ -138,7 +138,12 @@ def describe_news(
         elif kind == "discard":
             news.append((e["seat"], "put the tile face up into the pool"))
         elif kind == "move":
-            news.append((e["seat"], f"moved a face-down tile from {e['from']} to {e['to']}"))
+            news.append(
+                (
+                    e["seat"],
+                    f"moved a face-down tile from position {e['from']} to position {e['to']}",
+                )
+            )
         elif kind == "resign":
             news.append((e["seat"], "resigned"))
         elif kind == "round_end":
@@ -164,7 +169,7 @@ def describe_action(action: dict[str, Any]) -> str:
     if kind == "discard":
         return "put the tile face up into the pool (it fits nowhere)"
     if kind == "move":
-        return f"move the face-down tile at {action['from']} to position {action['to']}"
+        return f"move the face-down tile at position {action['from']} to position {action['to']}"
     if kind == "resign":
         return "resign"
     return str(action)

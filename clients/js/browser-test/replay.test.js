@@ -146,7 +146,7 @@ describe('replay screen', () => {
     await page.selectOption('.replay-round', await page.locator('.replay-round option:not([disabled])').nth(1).getAttribute('value'));
     const hiddenText = await page.locator('.replay-hidden').textContent();
     assert.match(hiddenText, /Hidden from the players at this move/);
-    assert.match(hiddenText, /face-down tiles: place \d+ holds \d+/);
+    assert.match(hiddenText, /face-down tiles: position \d+ holds \d+/);
     assert.match(hiddenText, /Face-down tiles in the pool: \d+/);
     assertPlain(hiddenText.replace(/face-down/gi, 'facedown'));
     await page.click('.replay-last');

@@ -88,8 +88,8 @@ def reveal(state: State) -> View:
     revealed: list[dict[str, Any]] = []
     for seat, row in enumerate(state["rows"]):
         down = [
-            f"place {place} holds {_tile_words(cell['tile'])}"
-            for place, cell in enumerate(row, start=1)
+            f"position {pos} holds {_tile_words(cell['tile'])}"
+            for pos, cell in enumerate(row, start=1)
             if cell["n"] is None
         ]
         revealed.append({"seat": seat, "what": "face-down tiles", "items": down})

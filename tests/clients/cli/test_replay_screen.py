@@ -123,7 +123,7 @@ async def test_the_all_seeing_view_of_a_finished_game_in_80_by_24(
 
         await typed.key("a", r"as everything \(all-seeing\)")
         await typed.key("t 3", r"turn 3 of \d+ · as everything")
-        await typed.key("h", r"bot 1: face-down tiles: place \d+ holds \d+")
+        await typed.key("h", r"bot 1: face-down tiles: position \d+ holds \d+")
         await typed.key("h", r"h hidden · q quit")
         await typed.key("l", rf"move {last} of {last}")
         await typed.key("s 1", r"as bot 1")

@@ -62,8 +62,8 @@ def test_the_number_row_shows_every_face_down_tile() -> None:
             parts = revealed(view)
             for seat, row in enumerate(state["rows"]):
                 down = [
-                    f"place {place} holds {' or '.join(map(str, readings(cell['tile'])))}"
-                    for place, cell in enumerate(row, start=1)
+                    f"position {pos} holds {' or '.join(map(str, readings(cell['tile'])))}"
+                    for pos, cell in enumerate(row, start=1)
                     if cell["n"] is None
                 ]
                 assert parts[(seat, "face-down tiles")] == down

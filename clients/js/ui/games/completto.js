@@ -133,7 +133,7 @@ export function createView(root, ctx) {
     const items = [];
     const gap = (pos) =>
       inserts.size
-        ? h('button', { class: ['cp-gap', inserts.has(pos) ? 'target' : null], data: { pos }, disabled: !inserts.has(pos), title: `insert at ${pos}`, on: { click: () => ctx.act({ type: 'insert', pos, reading }) } }, '+')
+        ? h('button', { class: ['cp-gap', inserts.has(pos) ? 'target' : null], data: { pos }, disabled: !inserts.has(pos), title: `insert at position ${pos + 1}`, on: { click: () => ctx.act({ type: 'insert', pos, reading }) } }, '+')
         : null;
     const from = moving;
     player.row.forEach((n, pos) => {
@@ -234,11 +234,11 @@ export function describe(event, name) {
     case 'take':
       return `${who} took ${event.tile} from the ${event.source === 'pool' ? 'face-down pool' : 'face-up tiles'}${event.fits === false ? '; it fits nowhere' : ''}.`;
     case 'place':
-      return `${who} placed ${event.number ?? event.tile} in space ${event.pos + 1}${event.bonus ? ' and goes again' : ''}.`;
+      return `${who} placed ${event.number ?? event.tile} at position ${event.pos + 1}${event.bonus ? ' and goes again' : ''}.`;
     case 'discard':
       return `${who} put ${event.tile} face up in the pool.`;
     case 'move':
-      return `${who} moved a face-down tile from space ${event.from + 1} to space ${event.to + 1}.`;
+      return `${who} moved a face-down tile from position ${event.from + 1} to position ${event.to + 1}.`;
     case 'round_end':
       return `Round ${event.round} is over: ${name(event.winner)} completed their row.`;
     case 'round_start':

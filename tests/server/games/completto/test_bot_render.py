@@ -158,4 +158,15 @@ def test_describe_every_legal_action() -> None:
     assert "insert" in renderer.describe_action({"type": "insert", "pos": 1, "reading": 5})
     unread = renderer.describe_action({"type": "insert", "pos": 1})
     assert unread == "insert your setup tile at position 1" and "None" not in unread
+    assert renderer.describe_action({"type": "move", "from": 16, "to": 12}) == (
+        "move the face-down tile at position 16 to position 12"
+    )
+
+
+def test_news_of_a_move_names_both_positions() -> None:
+    """A row's places are "positions" in every line, as on the rules page."""
+    move = {"type": "move", "seat": 1, "from": 4, "to": 12}
+    assert renderer.describe_news({}, {}, [move]) == [
+        (1, "moved a face-down tile from position 4 to position 12")
+    ]
     assert renderer.INPUT_HELP
