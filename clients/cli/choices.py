@@ -102,8 +102,3 @@ class Choices:
         while self.path and len(self._level()) == 1:  # skip levels taken automatically
             self.path.pop()
         return True
-
-    @property
-    def grouped(self) -> bool:
-        """Whether the actions take more than one decision."""
-        return any(len(steps) > 1 for steps in self._paths)

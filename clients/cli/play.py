@@ -320,7 +320,6 @@ class InteractivePlayer:
             if others:
                 return [f"waiting for {names_list(self.view, others)}…   (help, board, quit)"]
             return ["waiting for the table to move on…   (help, board, quit)"]
-        legal = self.tracker.legal
         options = self.choices.options()
         if not options:
             return ["your turn: type a move (help shows the syntax)"]
@@ -334,8 +333,6 @@ class InteractivePlayer:
         summary = self.choices.summary if isinstance(self.choices, Choices) else None
         if summary is not None and not self.choices.path:
             lines = [f"your turn — {summary}{paging}:"]
-        elif not self.choices.grouped:
-            lines = [f"your turn — {len(legal)} legal moves{paging}:"]
         elif self.choices.path:
             # Every decision so far, whole (the window breaks it between words): the die
             # and the place chosen are what the next decision is about.

@@ -72,9 +72,6 @@ class StagedChoices:
         """Labels chosen so far."""
         return [level.label for level in self._levels[1:]]
 
-    grouped = True
-    """A staged turn always takes decisions (for the screen's wording)."""
-
     def options(self) -> list[StagedOption]:
         return self._levels[-1].options if self._levels else []
 

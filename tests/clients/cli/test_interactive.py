@@ -88,3 +88,21 @@ async def test_piped_input_that_ends_on_your_turn_exits_with_status_5(
     assert code == 5
     assert "input ended while it is your turn" in err
     assert "✓ you played" in out
+
+
+async def test_a_turn_of_single_choices_is_asked_like_every_other_decision(
+    hub: RunningHub, tmp_path: Path
+) -> None:
+    """The number row lists each action as one choice: its header says "choose one of N",
+    as a decision in steps does, not a count of "legal moves"."""
+    code, out, err = await run_cli(
+        tmp_path / "t.json",
+        *("play", "--url", hub.url, "--name", "pat", "--game", "completto"),
+        *("--seats", "2", "--bots", "1", "--option", "seed=3"),
+        stdin=b"1\n" * 3 + b"quit\n",
+    )
+    assert code == 0, err
+    counts = [int(n) for n in re.findall(r"^your turn — choose one of (\d+)", out, re.M)]
+    assert len(counts) >= 3 and all(counts), out[-3000:]
+    assert "legal moves" not in out
+    assert "Traceback" not in out + err

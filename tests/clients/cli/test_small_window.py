@@ -50,7 +50,7 @@ async def every_choice_through_more(screen: PtyScreen, position: int) -> tuple[s
     how many the header says there are, and where the output stands."""
     shown = frame(screen.text)
     text = check_fits(shown)
-    total = re.search(r"(\d+) (?:places|legal moves)|choose one of (\d+)", text)
+    total = re.search(r"(\d+) places|choose one of (\d+)", text)
     assert total is not None, text
     count = int(total.group(1) or total.group(2))
     keys = [int(k) for k in KEY.findall(text)]
