@@ -343,31 +343,15 @@ class Surface:
             tops[level] = (*tops[level], mask)
             # More floor on level + 1: what was legal there stays legal.
             unknown[level + 1] = ALL_DIGITS & ~placeable[level + 1]
-        if not level:
-            return Surface(
-                frame,
-                tuple(layers),
-                tuple(tops),
-                placeable,
-                unknown,
-                self.tiles + 1,
-                None,
-                (0, mask, 0, opened),
-            )
-        # Less floor on level, and new squares to touch there.
-        tops[level - 1] = tuple([m & ~mask for m in tops[level - 1] if m & ~mask])
-        before = placeable[level]
-        placeable[level] = 0
-        unknown[level] = ALL_DIGITS
+        before, base = 0, None  # on the ground: a new footprint
+        if level:  # less floor on level, and new squares to touch there
+            tops[level - 1] = tuple([m & ~mask for m in tops[level - 1] if m & ~mask])
+            before, base = placeable[level], self.base
+            placeable[level] = 0
+            unknown[level] = ALL_DIGITS
+        fresh = (level, mask, before, opened)
         return Surface(
-            frame,
-            tuple(layers),
-            tuple(tops),
-            placeable,
-            unknown,
-            self.tiles + 1,
-            self.base,
-            (level, mask, before, opened),
+            frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1, base, fresh
         )
 
     def _reframed(self, x0: int, y0: int, x1: int, y1: int) -> Surface:
