@@ -1,7 +1,8 @@
 """CLI renderer for the number row (``completto``, docs/games/completto.md).
 
-Rows are printed with their positions (0-based, as in the actions) above them;
-face-down tiles show as ``??``.
+Rows are printed with their positions above them, counted from 1 as players count them
+(and as they are typed and named here; the actions count from 0); face-down tiles show
+as ``??``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from tablehub.clients.cli.numbering import seat_words, seats_renamed
 
 INPUT_HELP = """\
-Moves (positions count from 0, as printed above your row):
+Moves (positions count from 1, as printed above your row):
   place P [N]     put the tile you hold (or, in setup, your setup tile) at
                   position P, read as N (only needed for 16/91, 18/81, 19/61,
                   66/99, 68/89, 86/98)
@@ -31,7 +32,7 @@ def _tile_text(tile: dict[str, Any]) -> str:
 
 
 def _row_lines(row: list[int | None]) -> list[str]:
-    positions = "".join(f"{i:>4}" for i in range(len(row)))
+    positions = "".join(f"{i:>4}" for i in range(1, len(row) + 1))
     cells = "".join(f"{'??' if n is None else n:>4}" for n in row)
     return [f"{DIM}{positions}{RESET}", cells]
 
@@ -132,17 +133,15 @@ def describe_news(
             news.append((e["seat"], f"took {where} from the pool: {shown}"))
         elif kind == "place":
             bonus = " (bonus turn)" if e.get("bonus") else ""
-            news.append((e["seat"], f"placed {e['number']} at position {e['pos']}{bonus}"))
+            news.append((e["seat"], f"placed {e['number']} at position {e['pos'] + 1}{bonus}"))
         elif kind == "insert":
-            news.append((e["seat"], f"inserted {e['number']} at position {e['pos']}"))
+            news.append((e["seat"], f"inserted {e['number']} at position {e['pos'] + 1}"))
         elif kind == "discard":
             news.append((e["seat"], "put the tile face up into the pool"))
         elif kind == "move":
+            src, dst = e["from"] + 1, e["to"] + 1
             news.append(
-                (
-                    e["seat"],
-                    f"moved a face-down tile from position {e['from']} to position {e['to']}",
-                )
+                (e["seat"], f"moved a face-down tile from position {src} to position {dst}")
             )
         elif kind == "resign":
             news.append((e["seat"], "resigned"))
@@ -156,20 +155,21 @@ def describe_action(action: dict[str, Any]) -> str:
     kind = action.get("type")
     if kind == "insert":
         if "reading" not in action:
-            return f"insert your setup tile at position {action['pos']}"
-        return f"insert your setup tile as {action['reading']} at position {action['pos']}"
+            return f"insert your setup tile at position {action['pos'] + 1}"
+        return f"insert your setup tile as {action['reading']} at position {action['pos'] + 1}"
     if kind == "take":
         if action.get("source") == "faceup":
             return f"take the face-up {action.get('number')} from the pool"
         return "turn up a face-down tile from the pool"
     if kind == "place":
         if "reading" not in action:
-            return f"place the tile you hold at position {action['pos']}"
-        return f"place {action['reading']} at position {action['pos']}"
+            return f"place the tile you hold at position {action['pos'] + 1}"
+        return f"place {action['reading']} at position {action['pos'] + 1}"
     if kind == "discard":
         return "put the tile face up into the pool (it fits nowhere)"
     if kind == "move":
-        return f"move the face-down tile at position {action['from']} to position {action['to']}"
+        src, dst = action["from"] + 1, action["to"] + 1
+        return f"move the face-down tile at position {src} to position {dst}"
     if kind == "resign":
         return "resign"
     return str(action)
@@ -180,6 +180,14 @@ def _number(token: str, what: str) -> int:
         return int(token)
     except ValueError:
         raise ValueError(f"{what} must be a number, not {token!r}") from None
+
+
+def _position(token: str, what: str) -> int:
+    """A position as typed, counted from 1; the action's index, from 0."""
+    number = _number(token, what)
+    if number < 1:
+        raise ValueError(f"positions are numbered from 1, as printed above your row, not {number}")
+    return number - 1
 
 
 def parse_action(text: str, board: dict[str, Any], seat: int | None) -> dict[str, Any]:
@@ -201,7 +209,7 @@ def parse_action(text: str, board: dict[str, Any], seat: int | None) -> dict[str
         if len(args) not in (1, 2):
             raise ValueError("use 'place P' or 'place P N' (position, then reading)")
         kind = "insert" if board.get("phase") == "setup" else "place"
-        action: dict[str, Any] = {"type": kind, "pos": _number(args[0], "the position")}
+        action: dict[str, Any] = {"type": kind, "pos": _position(args[0], "the position")}
         if len(args) == 2:
             action["reading"] = _number(args[1], "the reading")
         return action
@@ -210,7 +218,7 @@ def parse_action(text: str, board: dict[str, Any], seat: int | None) -> dict[str
             raise ValueError("use 'move A B': the face-down tile at A goes to position B")
         return {
             "type": "move",
-            "from": _number(args[0], "the position to move from"),
-            "to": _number(args[1], "the position to move to"),
+            "from": _position(args[0], "the position to move from"),
+            "to": _position(args[1], "the position to move to"),
         }
     raise ValueError(f"unknown move {text.strip()!r}; 'help' lists the moves")

@@ -33,8 +33,9 @@ On your turn either
   goes face down into the pool), or if it fits nowhere {"type": "discard"} (it lies face
   up in the pool for anyone to take);
 or move one of your face-down tiles: {"type": "move", "from": 5, "to": 12}.
-Positions count from 0.  16/91, 18/81, 19/61, 66/99, 68/89, 86/98 may be read either
-way; the reading is fixed once placed.  Placing a number next to its neighbour (n-1 on
+Positions count from 0 (a refusal's reason counts them from 1, as players do).
+16/91, 18/81, 19/61, 66/99, 68/89, 86/98 may be read either way; the reading is fixed
+once placed.  Placing a number next to its neighbour (n-1 on
 its left or n+1 on its right) gives one bonus turn.  The first full row ends the round;
 everyone scores -1 per face-down tile.  {"type": "resign"} is always allowed.
 No progress: after 5 turns per player in a row in which nobody drew a face-down pool

@@ -432,9 +432,10 @@ def _discard(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[
 
 
 def _describe_spots(spots: list[list[int]]) -> str:
+    """Where a tile fits, in words: its positions counted from 1, as players count them."""
     by_reading: dict[int, list[str]] = {}
     for pos, number in spots:
-        by_reading.setdefault(number, []).append(str(pos))
+        by_reading.setdefault(number, []).append(str(pos + 1))
     parts = []
     for number, positions in by_reading.items():
         word = "position" if len(positions) == 1 else "positions"
@@ -456,7 +457,7 @@ def _move(state: CompletoState, seat: int, action: Action, rng: Rng) -> list[Eve
     dst = _within(action, "to", len(row) - 1)
     if row[src]["n"] is not None:
         raise IllegalAction(
-            f"position {src} holds a face-up {row[src]['n']}; only face-down tiles can move",
+            f"position {src + 1} holds a face-up {row[src]['n']}; only face-down tiles can move",
             "illegal_action",
         )
     if src == dst:

@@ -5,7 +5,8 @@ docs/games/completto.md.  A row is a list of cells ``{"tile": t, "n": reading}``
 strictly from left to right; every function here keeps that invariant and only
 needs to look at the nearest face-up neighbours of a position.
 
-Positions are 0-based indices into the row, as in the actions and views.
+Positions are 0-based indices into the row, as in the actions and views; the reasons
+returned here name them counted from 1, as players count them.
 """
 
 from __future__ import annotations
@@ -64,14 +65,14 @@ def place_problem(row: Row, pos: int, number: int) -> str | None:
     at a position where the face-up numbers still ascend.
     """
     if not 0 <= pos < len(row):
-        return f"position {pos} is outside the row (0-{len(row) - 1})"
+        return f"position {pos + 1} is outside the row (1-{len(row)})"
     if row[pos]["n"] is not None:
         return (
-            f"position {pos} already holds a face-up {row[pos]['n']}; "
+            f"position {pos + 1} already holds a face-up {row[pos]['n']}; "
             "a drawn tile can only replace a face-down tile"
         )
     return _order_problem(
-        number, nearest_left(row, pos), nearest_right(row, pos + 1), f"at position {pos}"
+        number, nearest_left(row, pos), nearest_right(row, pos + 1), f"at position {pos + 1}"
     )
 
 
@@ -82,9 +83,9 @@ def insert_problem(row: Row, pos: int, number: int) -> str | None:
     face-up numbers ascend; ``pos`` is the new tile's index in the longer row.
     """
     if not 0 <= pos <= len(row):
-        return f"position {pos} is outside the row (0-{len(row)})"
+        return f"position {pos + 1} is outside the row (1-{len(row) + 1})"
     return _order_problem(
-        number, nearest_left(row, pos), nearest_right(row, pos), f"at position {pos}"
+        number, nearest_left(row, pos), nearest_right(row, pos), f"at position {pos + 1}"
     )
 
 

@@ -129,10 +129,10 @@ def test_render_setup_and_finished_boards() -> None:
     [
         ("take", "play", {"type": "take", "source": "pool"}),
         ("take 22", "play", {"type": "take", "source": "faceup", "number": 22}),
-        ("place 3", "play", {"type": "place", "pos": 3}),
-        ("place 11 as 68", "play", {"type": "place", "pos": 11, "reading": 68}),
-        ("place 4 37", "setup", {"type": "insert", "pos": 4, "reading": 37}),
-        ("move 16 to 12", "play", {"type": "move", "from": 16, "to": 12}),
+        ("place 3", "play", {"type": "place", "pos": 2}),
+        ("place 11 as 68", "play", {"type": "place", "pos": 10, "reading": 68}),
+        ("place 4 37", "setup", {"type": "insert", "pos": 3, "reading": 37}),
+        ("move 16 to 12", "play", {"type": "move", "from": 15, "to": 11}),
         ("discard", "play", {"type": "discard"}),
         ("resign", "play", {"type": "resign"}),
     ],
@@ -141,7 +141,9 @@ def test_parse_action(text: str, phase: str, expected: dict[str, Any]) -> None:
     assert renderer.parse_action(text, {"phase": phase}, 0) == expected
 
 
-@pytest.mark.parametrize("text", ["", "fly", "move 3", "place x", "take 1 2"])
+@pytest.mark.parametrize(
+    "text", ["", "fly", "move 3", "place x", "take 1 2", "place 0", "move 0 4"]
+)
 def test_parse_action_refuses_with_a_reason(text: str) -> None:
     with pytest.raises(ValueError, match=r"\w"):
         renderer.parse_action(text, {"phase": "play"}, 0)
@@ -153,20 +155,35 @@ def test_describe_every_legal_action() -> None:
         line = renderer.describe_action(action)
         assert line and "{" not in line
     assert renderer.describe_action({"type": "place", "pos": 6, "reading": 32}) == (
-        "place 32 at position 6"
+        "place 32 at position 7"
     )
     assert "insert" in renderer.describe_action({"type": "insert", "pos": 1, "reading": 5})
     unread = renderer.describe_action({"type": "insert", "pos": 1})
-    assert unread == "insert your setup tile at position 1" and "None" not in unread
+    assert unread == "insert your setup tile at position 2" and "None" not in unread
     assert renderer.describe_action({"type": "move", "from": 16, "to": 12}) == (
-        "move the face-down tile at position 16 to position 12"
+        "move the face-down tile at position 17 to position 13"
     )
 
 
 def test_news_of_a_move_names_both_positions() -> None:
-    """A row's places are "positions" in every line, as on the rules page."""
+    """A row's places are "positions" in every line, as on the rules page, counted from 1
+    as printed above the row (and as the browser's log and the replay card count them)."""
     move = {"type": "move", "seat": 1, "from": 4, "to": 12}
     assert renderer.describe_news({}, {}, [move]) == [
-        (1, "moved a face-down tile from position 4 to position 12")
+        (1, "moved a face-down tile from position 5 to position 13")
     ]
+    place = {"type": "place", "seat": 0, "pos": 0, "number": 3, "tile": 3, "bonus": False}
+    assert renderer.describe_news({}, {}, [place]) == [(0, "placed 3 at position 1")]
+
+
+def test_the_row_is_numbered_from_1_as_typed() -> None:
+    state = position([row_with({2: 21, 8: 33}), OTHER], hand=32)
+    text = renderer.render(GAME.view(state, 0), 0)
+    numbers = next(line for line in text.splitlines() if line.startswith(renderer.DIM))
+    assert numbers.removeprefix(renderer.DIM).removesuffix(renderer.RESET).split() == [
+        str(n) for n in range(1, 23)
+    ]
+    # 32 beside 33 (index 7) is typed as the position printed above it
+    assert renderer.parse_action("place 8", GAME.view(state, 0), 0) == {"type": "place", "pos": 7}
+    assert "position 8" in renderer.describe_action({"type": "place", "pos": 7, "reading": 32})
     assert renderer.INPUT_HELP

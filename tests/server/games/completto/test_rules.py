@@ -111,7 +111,7 @@ def test_seed_32_beside_33_gives_a_bonus_turn_then_22_fits_nowhere() -> None:
         0,
         {"type": "place", "pos": 8, "reading": 22},
         "illegal_action",
-        "22 cannot go at position 8: 33 on its left is larger",
+        "22 cannot go at position 9: 33 on its left is larger",
     )
     state, events = act(state, 0, type="discard")
     assert events == [
@@ -151,7 +151,7 @@ def test_seed_89_read_as_68_or_89() -> None:
         0,
         {"type": "place", "pos": 11, "reading": 89},
         "illegal_action",
-        "89 cannot go at position 11: 81 on its right is smaller",
+        "89 cannot go at position 12: 81 on its right is smaller",
     )
     # Without a reading the only one that fits at that position is used.
     implied, _ = act(state, 0, type="place", pos=16)
@@ -184,9 +184,9 @@ def test_seed_move_closes_the_gap_between_85_and_93() -> None:
 @pytest.mark.parametrize(
     ("pos", "reading", "fragment"),
     [
-        (8, 21, "21 cannot go at position 8: 33 on its left is larger"),
-        (3, 21, "21 cannot go at position 3: 14 on its right is smaller"),
-        (4, 21, "position 4 already holds a face-up 14"),
+        (8, 21, "21 cannot go at position 9: 33 on its left is larger"),
+        (3, 21, "21 cannot go at position 4: 14 on its right is smaller"),
+        (4, 21, "position 5 already holds a face-up 14"),
         (5, 12, "tile 21 cannot be read as 12"),
     ],
 )
@@ -242,7 +242,7 @@ def test_refusals_for_turn_flow() -> None:
         0,
         {"type": "move", "from": 4, "to": 0},
         "illegal_action",
-        "position 4 holds a face-up 14",
+        "position 5 holds a face-up 14",
     )
     assert_refused(
         GAME, state, 0, {"type": "move", "from": 0, "to": 0}, "illegal_action", "another position"
@@ -263,7 +263,7 @@ def test_refusals_for_turn_flow() -> None:
     assert_refused(
         GAME, held, 0, {"type": "move", "from": 0, "to": 3}, "illegal_action", "you hold 21"
     )
-    assert_refused(GAME, held, 0, {"type": "discard"}, "illegal_action", "as 21 at positions 5, 6")
+    assert_refused(GAME, held, 0, {"type": "discard"}, "illegal_action", "as 21 at positions 6, 7")
     assert_refused(GAME, held, 0, {"type": "place", "pos": 22}, "bad_action", "'pos'")
     empty = {**state, "pool": []}
     assert_refused(
@@ -393,7 +393,7 @@ def test_setup_insertions_ascend_and_give_no_bonus() -> None:
         0,
         {"type": "insert", "pos": 3, "reading": 41},
         "illegal_action",
-        "41 cannot go at position 3: 40 on its right is smaller",
+        "41 cannot go at position 4: 40 on its right is smaller",
     )
     state, _ = act(state, 0, type="insert", pos=18, reading=41)  # beside 40: no bonus
     state, _ = act(state, 0, type="insert", pos=17, reading=39)
