@@ -253,6 +253,28 @@ def run_collect(state: State, task: Task, rng: Rng, events: list[Event]) -> None
     push_front(state, *follow)
 
 
+def missed_collect(state: State, task: Task, events: list[Event]) -> None:
+    """A cube won at main stake D<area> that the seat cannot take: the stake and the stake
+    cards its tunnels reach hold none (``"reason": "none_left"``), or none of its rooms
+    can hold one (``"rooms_full"``).  The rest of the same award (the equal tasks right
+    behind: sources and rooms only shrink meanwhile) goes with it, and one ``no_cube``
+    event says how many of the won cubes were not taken."""
+    tasks = state["night"]["tasks"]
+    missed = 1
+    while tasks and tasks[0] == task:
+        tasks.pop(0)
+        missed += 1
+    events.append(
+        {
+            "type": "no_cube",
+            "seat": task["seat"],
+            "area": task["scope"],
+            "cubes": missed,
+            "reason": "none_left" if not cube_sources(state, task) else "rooms_full",
+        }
+    )
+
+
 def cube_sources(state: State, task: Task) -> list[str]:
     """Where a cube may come from: the area's main stake (collection) or every main stake
     (bonus), plus any face-up stake card with cubes the seat's tunnels reach."""

@@ -157,6 +157,8 @@ def advance(state: State, rng: Rng, events: list[Event]) -> None:
             choice = CHOICES[kind]
             options = choice.options(state, task)
             if not options:
+                if kind == "cube" and task["scope"]:
+                    gather.missed_collect(state, task, events)
                 continue
             if len(options) == 1 and not choice.passable:
                 choice.resolve(state, task, options[0], rng, events)

@@ -7,6 +7,7 @@ from typing import Any
 from tablehub.server.games.termite import GAME, data, gather
 from tests.server.games.conformance import assert_refused
 from tests.server.games.termite.test_helpers import (
+    act,
     choose,
     fresh,
     invariants,
@@ -297,6 +298,55 @@ def test_collected_cube_that_fits_nowhere_is_not_taken() -> None:
         give_cubes(s, 0, room, ["yellow"] * 4 if room % 2 else ["blue"] * 4)
     s, _ = to_night(s)
     assert s["round"] == 2 and s["stakes"][0]["cubes"] == 6
+
+
+def test_cubes_won_at_an_empty_stake_are_said_not_taken() -> None:
+    # The majority's awards are the cubes each place wins; a main stake is never refilled
+    # and no tunnel of theirs reaches a stake card, so nobody takes any: the events say so
+    # (docs/games/termite.md "A won cube nobody can give").
+    s = board4()
+    put(s, 0, 0, "D3c")
+    put(s, 0, 1, "D3c")
+    put(s, 1, 0, "D3c")
+    give_cubes(s, 2, 0, ["green"] * 4)
+    give_cubes(s, 2, 1, ["green"] * 2)
+    assert s["stakes"][2]["cubes"] == 0
+    s, events = to_night(s)
+    assert s["round"] == 2, "nothing to choose: no cube can be taken"
+    night = events[[e["type"] for e in events].index("majority") :]
+    assert night[0]["awards"] == [[0, 2], [1, 1]]
+    assert night[1:3] == [
+        {"type": "no_cube", "seat": 0, "area": 3, "cubes": 2, "reason": "none_left"},
+        {"type": "no_cube", "seat": 1, "area": 3, "cubes": 1, "reason": "none_left"},
+    ]
+    assert not [e for e in events if e["type"] == "cube"]
+    invariants(s)
+
+
+def test_the_last_cube_of_a_stake_goes_to_the_first_and_the_rest_is_said_missed() -> None:
+    s = board4()
+    put(s, 0, 0, "D3c")
+    put(s, 0, 1, "D3c")
+    put(s, 1, 0, "D3c")
+    give_cubes(s, 2, 0, ["green"] * 4)
+    give_cubes(s, 2, 1, ["green"])
+    s, _ = to_night(s)
+    assert pending(s) == {"t": "cube", "seat": 0, "scope": 3, "colour": None}
+    s, events = act(s, 0, {"type": "choose", "source": "D3", "room": 0})
+    assert [e["type"] for e in events[:3]] == ["cube", "no_cube", "no_cube"]
+    assert events[1] == {"type": "no_cube", "seat": 0, "area": 3, "cubes": 1, "reason": "none_left"}
+    assert events[2] == {"type": "no_cube", "seat": 1, "area": 3, "cubes": 1, "reason": "none_left"}
+    assert s["players"][0]["rooms"][0]["cubes"] == ["green"]
+    invariants(s)
+
+
+def test_a_won_cube_no_room_can_hold_is_said_not_taken() -> None:
+    s = board4()
+    put(s, 0, 0, "D1c")
+    for room in range(6):
+        s["players"][0]["rooms"][room]["cubes"] = ["blue"] * 4
+    s, events = to_night(s)
+    assert {"type": "no_cube", "seat": 0, "area": 1, "cubes": 2, "reason": "rooms_full"} in events
 
 
 def test_tunnels_before_collection() -> None:
