@@ -370,7 +370,6 @@ _EVENT_WORDS = {
     "wall_cube": "put a {colour} cube from {source_words} into wall column {column}",
     "queen_drawn": "drew a queen card",
     "queen_played": "played the queen card {card_words}",
-    "bonus": "took the bonus {space_words}",
     "passed": "passed ({choice})",
     "trade": "traded to build",
     "moved": "moved cubes between rooms {rooms[0]} and {rooms[1]}",
@@ -380,8 +379,8 @@ _EVENT_WORDS = {
     "night": "night falls: the actions resolve from A to G",
     "round": "round {round} begins; seat {start} starts",
 }
-"""Game events in words (``blueprint`` is worded by :func:`_event_phrase`); rooms,
-columns, dice and seats numbered from 1 (:func:`_from_one`)."""
+"""Game events in words (``blueprint``, ``bonus`` and ``no_cube`` are worded by
+:func:`_event_phrase`); rooms, columns, dice and seats numbered from 1 (:func:`_from_one`)."""
 
 
 def _from_one(e: dict[str, Any]) -> dict[str, Any]:
@@ -395,18 +394,37 @@ def _from_one(e: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _no_cube_phrase(e: dict[str, Any]) -> str:
+    """Cubes a seat won at a main stake's majority but could not take (event ``no_cube``)."""
+    n = int(e["cubes"])
+    missed = f"did not get {n} cube{'s' if n > 1 else ''} won at stake D{e['area']}"
+    if e.get("reason") == "rooms_full":
+        return f"{missed}: no room of theirs had space"
+    return f"{missed}: none were left there or on a stake card their tunnels reach"
+
+
 def _event_phrase(e: dict[str, Any]) -> str | None:
     kind = e.get("type")
-    if kind == "blueprint":
-        return "took a blueprint" + (f": {e['card']}" if e.get("card") else " (none left)")
+    if kind == "blueprint":  # no card: the deck's top, which only its taker sees
+        return (
+            f"took the blueprint {e['card']}"
+            if e.get("card")
+            else "took the top blueprint of the deck"
+        )
+    if kind == "bonus":
+        reward = _BONUS_WORDS.get(str(e.get("space")), str(e.get("space")))
+        if e.get("lost"):
+            return f"chose the bonus {reward}, but there was none left to give"
+        return f"took the bonus {reward}"
+    if kind == "no_cube":
+        return _no_cube_phrase(e)
     words = _EVENT_WORDS.get(str(kind))
     if words is None:
         return None
-    card, space = e.get("card"), e.get("space")
+    card = e.get("card")
     return words.format(
         **_from_one(e),
         card_words=_QUEEN_WORDS.get(str(card), card),
-        space_words=_BONUS_WORDS.get(str(space), space),
         source_words=source_words(str(e.get("source", ""))),
     )
 

@@ -12,7 +12,14 @@ from typing import Any
 from tablehub.clients.cli.renderers import termite as renderer
 from tablehub.clients.cli.rows import wrap
 from tablehub.server.games.termite import GAME
-from tests.server.games.termite.test_helpers import hold, put, reveal, seat_zero_starts
+from tests.server.games.termite.test_helpers import (
+    act,
+    hold,
+    put,
+    reveal,
+    seat_zero_starts,
+    to_night,
+)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -149,3 +156,44 @@ def test_a_long_hand_beside_the_wall_leaves_the_wall_whole() -> None:
     assert all(len(row) <= 80 for row in rows[walls[0] : walls[-1] + 2]), rows
     said = " ".join(row[12:].strip() for row in rows[walls[0] : walls[-1] + 3])
     assert ", ".join(cards) in said and "queen cards: mandibles, architect, swarm" in said
+
+
+def _news(before: dict[str, Any], after: dict[str, Any], events: list[Any]) -> list[str]:
+    board0, board1 = GAME.view(before, 0), GAME.view(after, 0)
+    return [phrase for _, phrase in renderer.describe_news(board0, board1, events)]
+
+
+def test_cubes_won_but_not_taken_are_said_so() -> None:
+    """A majority at an emptied main stake with no tunnel to a stake card, and one whose
+    winner has no room with space: the news says the cubes were not taken, and why."""
+    s = seat_zero_starts(2)
+    put(s, 0, 0, "D3c")
+    put(s, 1, 0, "D1c")
+    s["players"][1]["rooms"] = [{"egg": False, "cubes": ["blue"] * 4} for _ in range(6)]
+    s["players"][0]["rooms"][0]["cubes"] = ["green"] * 4
+    s["players"][0]["rooms"][1]["cubes"] = ["green"] * 2
+    s["stakes"][2]["cubes"] = 0
+    after, events = to_night(s)
+    words = _news(s, after, events)
+    assert (
+        "did not get 2 cubes won at stake D3: none were left there or on a stake card "
+        "their tunnels reach"
+    ) in words
+    assert "did not get 2 cubes won at stake D1: no room of theirs had space" in words
+
+
+def test_a_blueprint_from_the_deck_is_not_said_to_be_none_left() -> None:
+    """The deck's top blueprint is taken face down (the event names no card): the news
+    says where it came from, not that none were left."""
+    s = seat_zero_starts(2)
+    put(s, 0, 0, "A2")
+    night, _ = to_night(s)
+    after, events = act(night, 0, {"type": "choose", "blueprint": "deck"})
+    assert {"type": "blueprint", "seat": 0, "card": None} in events
+    words = _news(night, after, events)
+    assert "took the top blueprint of the deck" in words
+    assert not any("none left" in w for w in words)
+    lost = {"type": "bonus", "seat": 0, "space": "blueprint", "lost": True}
+    assert renderer._event_phrase(lost) == (
+        "chose the bonus a blueprint, but there was none left to give"
+    )

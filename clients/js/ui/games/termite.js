@@ -730,8 +730,12 @@ export function describe(event, name) {
       return `A stake card at D${event.area} was turned up: ${event.cubes} ${event.colour} cube${event.cubes === 1 ? '' : 's'}.`;
     case 'majority':
       return (event.awards ?? []).length
-        ? `Stake D${event.area} is shared out: ${event.awards.map(([seat, n]) => `${name(seat)} collects ${n} cube${n === 1 ? '' : 's'}`).join(', ')}.`
-        : `Nobody collects cubes at stake D${event.area}: the neutral dice hold the most.`;
+        ? `Stake D${event.area}'s majority: ${event.awards.map(([seat, n]) => `${name(seat)} wins ${n} cube${n === 1 ? '' : 's'}`).join(', ')}.`
+        : `Nobody wins cubes at stake D${event.area}: the neutral dice hold the most.`;
+    case 'no_cube':
+      return `${who} did not get ${event.cubes} cube${event.cubes === 1 ? '' : 's'} won at stake D${event.area}: ${
+        event.reason === 'rooms_full' ? 'no room of theirs had space' : 'none were left there or on a stake card their tunnels reach'
+      }.`;
     case 'finished':
       return event.reason === 'resignation' ? 'The game is over.' : `The game is over: ${event.reason}.`;
     default:
