@@ -300,16 +300,23 @@ def test_collected_cube_that_fits_nowhere_is_not_taken() -> None:
     assert s["round"] == 2 and s["stakes"][0]["cubes"] == 6
 
 
-def test_cubes_won_at_an_empty_stake_are_said_not_taken() -> None:
-    # The majority's awards are the cubes each place wins; a main stake is never refilled
-    # and no tunnel of theirs reaches a stake card, so nobody takes any: the events say so
-    # (docs/games/termite.md "A won cube nobody can give").
+def won_at_the_green_stake(left: int) -> State:
+    """Seat 0 wins the green stake's majority (D3) with two collect dice and seat 1 comes
+    second with one; the stake holds ``left`` of its 6 cubes (the rest in seat 2's rooms)."""
     s = board4()
     put(s, 0, 0, "D3c")
     put(s, 0, 1, "D3c")
     put(s, 1, 0, "D3c")
     give_cubes(s, 2, 0, ["green"] * 4)
-    give_cubes(s, 2, 1, ["green"] * 2)
+    give_cubes(s, 2, 1, ["green"] * (2 - left))
+    return s
+
+
+def test_cubes_won_at_an_empty_stake_are_said_not_taken() -> None:
+    # The majority's awards are the cubes each place wins; a main stake is never refilled
+    # and no tunnel of theirs reaches a stake card, so nobody takes any: the events say so
+    # (docs/games/termite.md "A won cube nobody can give").
+    s = won_at_the_green_stake(left=0)
     assert s["stakes"][2]["cubes"] == 0
     s, events = to_night(s)
     assert s["round"] == 2, "nothing to choose: no cube can be taken"
@@ -324,13 +331,7 @@ def test_cubes_won_at_an_empty_stake_are_said_not_taken() -> None:
 
 
 def test_the_last_cube_of_a_stake_goes_to_the_first_and_the_rest_is_said_missed() -> None:
-    s = board4()
-    put(s, 0, 0, "D3c")
-    put(s, 0, 1, "D3c")
-    put(s, 1, 0, "D3c")
-    give_cubes(s, 2, 0, ["green"] * 4)
-    give_cubes(s, 2, 1, ["green"])
-    s, _ = to_night(s)
+    s, _ = to_night(won_at_the_green_stake(left=1))
     assert pending(s) == {"t": "cube", "seat": 0, "scope": 3, "colour": None}
     s, events = act(s, 0, {"type": "choose", "source": "D3", "room": 0})
     assert [e["type"] for e in events[:3]] == ["cube", "no_cube", "no_cube"]
