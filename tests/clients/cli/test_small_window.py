@@ -36,6 +36,26 @@ def start_in_a_window(
     return in_terminal(tmp_path, "play", *args, rows=LINES, columns=COLUMNS)
 
 
+def termite_in_a_window(
+    hub: RunningHub, tmp_path: Path
+) -> AbstractAsyncContextManager[tuple[asyncio.subprocess.Process, PtyScreen]]:
+    """Tom's three-seat Termite Towers game with two bots (seed 3) at 80x24."""
+    return start_in_a_window(
+        tmp_path,
+        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
+        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
+    )
+
+
+async def quit_the_game(
+    proc: asyncio.subprocess.Process, screen: PtyScreen, position: int, name: str
+) -> None:
+    """Type ``quit``: the client says how to come back (``--name NAME --url``) and exits 0."""
+    screen.type("quit")
+    await screen.wait_for(re.compile(rf"--name {name} --url"), position)
+    assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+
+
 def check_fits(rows: list[str]) -> str:
     """The frame fills at most the window, no row wider than it (so the terminal never
     breaks a word); its text."""
@@ -116,25 +136,17 @@ async def test_9_tower_at_80x24_draws_the_card_orders_the_choices_and_reaches_th
             assert frame(screen.text)[1] != page_one[1], "the next part of the help"
         else:
             assert "the end" in page_one[-2], "no promise of a next part that is not there"
-        screen.type("quit")
-        await screen.wait_for(re.compile(r"--name pat --url"), position)
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await quit_the_game(proc, screen, position, "pat")
 
 
 async def test_a_termite_day_turn_at_80x24_reaches_every_die(
     hub: RunningHub, tmp_path: Path
 ) -> None:
-    async with start_in_a_window(
-        tmp_path,
-        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
-        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
-    ) as (proc, screen):
+    async with termite_in_a_window(hub, tmp_path) as (proc, screen):
         prompt = await screen.wait_for(PROMPT, 0)
         seen, count, position = await every_choice_through_more(screen, prompt.end())
         assert count >= 7 and seen == set(range(1, count + 1)), (seen, count)
-        screen.type("quit")
-        await screen.wait_for(re.compile(r"--name tom --url"), position)
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await quit_the_game(proc, screen, position, "tom")
 
 
 def choice_words(rows: list[str], key: str) -> str:
@@ -149,11 +161,7 @@ async def test_a_termite_decision_says_every_choice_made_so_far_whole(
 ) -> None:
     """Past the die and the slot, the line over the helper choices names both in full,
     broken between words (it was cut from the left, mid-word: '…ke card has a cube')."""
-    async with start_in_a_window(
-        tmp_path,
-        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
-        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
-    ) as (proc, screen):
+    async with termite_in_a_window(hub, tmp_path) as (proc, screen):
         position = (await screen.wait_for(PROMPT, 0)).end()
         picked: list[str] = []
         while len(picked) < 2:
@@ -167,9 +175,7 @@ async def test_a_termite_decision_says_every_choice_made_so_far_whole(
         text = check_fits(rows)
         said = " ".join(row.strip() for row in rows)  # (rows are broken between words)
         assert " › ".join(picked) + ": choose one of " in said, (picked, text)
-        screen.type("quit")
-        await screen.wait_for(re.compile(r"--name tom --url"), position)
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await quit_the_game(proc, screen, position, "tom")
 
 
 async def test_termite_places_where_a_die_does_nothing_tonight_come_last(
@@ -178,11 +184,7 @@ async def test_termite_places_where_a_die_does_nothing_tonight_come_last(
     """The first choices shown are worth taking: a space the die would take to no effect
     tonight (an E space with no face-up stake card to trade from) is listed after every
     other, where the server's order put them among the rest."""
-    async with start_in_a_window(
-        tmp_path,
-        *("--url", hub.url, "--name", "tom", "--game", "termite", "--seats", "3"),
-        *("--bots", "2", "--option", "seed=3", "--turn-seconds", "600"),
-    ) as (proc, screen):
+    async with termite_in_a_window(hub, tmp_path) as (proc, screen):
         position = (await screen.wait_for(PROMPT, 0)).end()
         screen.type("1")  # die 1: then its places
         rows = frame(screen.text)
@@ -201,9 +203,7 @@ async def test_termite_places_where_a_die_does_nothing_tonight_come_last(
         idle = [k for k, words in said.items() if "does nothing tonight" in words]
         assert idle, said
         assert idle == list(range(len(said) - len(idle) + 1, len(said) + 1)), said
-        screen.type("quit")
-        await screen.wait_for(re.compile(r"--name tom --url"), position)
-        assert await asyncio.wait_for(proc.wait(), TIMEOUT) == 0
+        await quit_the_game(proc, screen, position, "tom")
 
 
 def test_lines_break_between_words_and_commands_stay_whole() -> None:
