@@ -8,27 +8,17 @@
 // artifacts/screenshots/ (howto-*, termite-dead-move-*).
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { launch, openUi, screenshot } from '../testing/browser.js';
-import { startHub } from '../testing/hub.js';
+import { hubAndBrowser, openUi, screenshot } from '../testing/browser.js';
 
 /** Seed 3: a solo game whose face-up blueprints include white ones. */
 const SEED = 3;
 const OUTLINE = 'rgb(111, 103, 92)';
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
-let hub;
-let browser;
+const run = hubAndBrowser();
 
-before(async () => {
-  [hub, browser] = await Promise.all([startHub(), launch()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-});
 
 async function createSoloTermite(page) {
   const form = page.locator('.new-table[data-game="termite"]');
@@ -55,7 +45,7 @@ const served = (page, id) => page.evaluate((g) => window.tablehub.gameInfo(g), i
 
 describe('How to play', () => {
   it('opens from the lobby for every game with the text the server gives', async () => {
-    const page = await openUi(browser, hub, 'ada');
+    const page = await openUi(run.browser, run.hub, 'ada');
     const games = await page.evaluate(() => window.tablehub.games.map((g) => g.id));
     assert.deepEqual([...games].sort(), ['brix', 'completto', 'nmbr9', 'termite']);
     for (const id of games) {
@@ -74,7 +64,7 @@ describe('How to play', () => {
   });
 
   it('opens from a termite table, and the table reads in words at desktop size', async () => {
-    const page = await openUi(browser, hub, 'bea');
+    const page = await openUi(run.browser, run.hub, 'bea');
     await createSoloTermite(page);
     await page.click('.table-head .howto-open');
     const shown = await panelText(page);
@@ -108,7 +98,7 @@ describe('How to play', () => {
   });
 
   it('works on a phone: the panel from the lobby and the warning on the table', async () => {
-    const page = await openUi(browser, hub, 'cid', PHONE);
+    const page = await openUi(run.browser, run.hub, 'cid', PHONE);
     await page.locator('.game-card[data-game="termite"] .howto-open').tap();
     const shown = await panelText(page);
     assert.deepEqual(shown.sections, (await served(page, 'termite')).howto);

@@ -3,27 +3,17 @@
 // "everyone left" (the server lists it last) and keeps its Resume button for a way back.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
-import { launch, openUi, screenshot, tableId } from '../testing/browser.js';
-import { startHub } from '../testing/hub.js';
+import { hubAndBrowser, openUi, screenshot, tableId } from '../testing/browser.js';
 
-let hub;
-let browser;
+const run = hubAndBrowser();
 
-before(async () => {
-  [hub, browser] = await Promise.all([startHub(), launch()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-});
 
 describe('the lobby', () => {
   it('says when everyone has left a game that is still on', async () => {
-    const ann = await openUi(browser, hub, 'ann');
-    const lou = await openUi(browser, hub, 'lou');
+    const ann = await openUi(run.browser, run.hub, 'ann');
+    const lou = await openUi(run.browser, run.hub, 'lou');
     const form = ann.locator('.new-table[data-game="nmbr9"]');
     await form.locator('input[name="bots"]').setChecked(true);
     await form.locator('button[type="submit"]').click();
@@ -33,7 +23,7 @@ describe('the lobby', () => {
     await row(lou).locator('.pill.playing').waitFor();
     assert.equal(await row(lou).locator('.pill').textContent(), 'playing', 'ann is at it');
 
-    await ann.goto(`${hub.http}/#/`); // back to the lobby: ann leaves the table
+    await ann.goto(`${run.hub.http}/#/`); // back to the lobby: ann leaves the table
     for (const page of [lou, ann]) {
       await row(page).locator('.pill.left').waitFor();
       assert.equal(await row(page).locator('.pill').textContent(), 'everyone left');

@@ -10,22 +10,21 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import WebSocket from 'ws';
 
 import { Client, loadProtocol } from '../lib/index.js';
-import { launch, openUi, screenshot } from '../testing/browser.js';
-import { readProtocolFile, startHub, tablehubBin, until } from '../testing/hub.js';
+import { hubAndBrowser, openUi, screenshot } from '../testing/browser.js';
+import { readProtocolFile, tablehubBin, until } from '../testing/hub.js';
 
-let hub;
-let browser;
+const run = hubAndBrowser();
 let table;
 let newest;
 
 /** A table of two server bots, played to its end: its id. */
 async function botGame() {
-  const client = await Client.connect(hub.ws, { name: 'organiser', protocol: await loadProtocol(readProtocolFile), WebSocket });
+  const client = await Client.connect(run.hub.ws, { name: 'organiser', protocol: await loadProtocol(readProtocolFile), WebSocket });
   try {
     const id = await client.createTable('completto', 2, { seed: 11 });
     await client.addBot(id, { level: 'easy' });
@@ -39,16 +38,6 @@ async function botGame() {
   }
 }
 
-before(async () => {
-  [hub, browser] = await Promise.all([startHub(), launch()]);
-  table = await botGame();
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-});
-
 const position = (page) => page.locator('.replay-position').textContent();
 const line = (page) => page.locator('.replay-line').textContent();
 
@@ -59,13 +48,13 @@ function assertPlain(text) {
 
 /** A fresh page at `path` (a replay link), past the name form; problems collected as openUi does. */
 async function openLink(path, contextOptions) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+  const context = await run.browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   const page = await context.newPage();
   page.setDefaultTimeout(10000);
   page.problems = [];
   page.on('pageerror', (err) => page.problems.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => ['error', 'warning'].includes(msg.type()) && page.problems.push(`console ${msg.type()}: ${msg.text()}`));
-  await page.goto(`${hub.http}${path}`);
+  await page.goto(`${run.hub.http}${path}`);
   await page.fill('#name-input', 'ria');
   await page.click('#name-go');
   await page.waitForSelector('#conn[data-state="open"]');
@@ -78,6 +67,10 @@ async function opened(page) {
 }
 
 describe('replay screen', () => {
+  before(async () => {
+    table = await botGame(); // inside the suite: after the hub is up
+  });
+
   it('steps through a finished game from /?replay=TABLE at desktop width and downloads a record that verifies', async () => {
     const page = await openLink(`/?replay=${table}`, { acceptDownloads: true });
     await opened(page);
@@ -160,7 +153,7 @@ describe('replay screen', () => {
 
   it('opens from the lobby’s recent finished games at phone width and fits the screen', async () => {
     const phone = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
-    const page = await openUi(browser, hub, 'pia', phone);
+    const page = await openUi(run.browser, run.hub, 'pia', phone);
     const row = page.locator(`.recent-row[data-table="${table}"]`);
     await row.waitFor();
     assertPlain(await row.locator('.recent-result').textContent());

@@ -12,28 +12,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
-import { cellPoint, launch, openUi, screenshot, tableId } from '../testing/browser.js';
+import { cellPoint, hubAndBrowser, openUi, screenshot, tableId } from '../testing/browser.js';
 import { startHub, startRedis } from '../testing/hub.js';
 import { termitePath } from '../testing/termite.js';
 import { checkPlacement, placedCells, shapeSize } from '../ui/games/nmbr9-rules.js';
 
 const ROUNDS = 5;
 
-let hub;
-let browser;
+const run = hubAndBrowser();
 const pages = [];
 
-before(async () => {
-  [hub, browser] = await Promise.all([startHub(), launch()]);
-});
-
-after(async () => {
-  await browser?.close();
-  await hub?.stop();
-});
 
 async function open(name, options, path) {
-  const page = await openUi(browser, hub, name, options, path);
+  const page = await openUi(run.browser, run.hub, name, options, path);
   pages.push(page);
   return page;
 }
@@ -293,7 +284,7 @@ describe('a room named in the address', () => {
     const table = await createTable(page, 'brix', { seats: 2, bots: true });
     await page.click('.table-foot .share');
     const link = await page.evaluate(() => navigator.clipboard.readText());
-    assert.equal(link, `${hub.http}/?room=friends%201#/table/${table}?watch`);
+    assert.equal(link, `${run.hub.http}/?room=friends%201#/table/${table}?watch`);
     assert.deepEqual(page.problems, []);
   });
 });
@@ -311,7 +302,7 @@ describe('a hub that shares its tables with other hubs (Redis)', () => {
   });
 
   it('creating a table takes the page into a room of its own, kept in its links', async () => {
-    const page = await openUi(browser, sharing, 'uma', { permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await openUi(run.browser, sharing, 'uma', { permissions: ['clipboard-read', 'clipboard-write'] });
     const table = await createTable(page, 'brix', { seats: 2, bots: true });
     const room = new URL(page.url()).searchParams.get('room');
     assert.match(room ?? '', /^[a-z0-9]{10}$/, 'the address names a room');
@@ -774,7 +765,7 @@ describe('a server that restarts without its tables', () => {
     const own = await startHub();
     let again = null;
     try {
-      const page = await openUi(browser, own, 'max');
+      const page = await openUi(run.browser, own, 'max');
       pages.push(page);
       await createTable(page, 'nmbr9', { seats: 2, bots: true });
       await page.waitForSelector('.n9-big');

@@ -3,9 +3,10 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
-import { REPO_ROOT } from './hub.js';
+import { REPO_ROOT, startHub } from './hub.js';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = join(REPO_ROOT, 'artifacts', 'screenshots');
@@ -23,6 +24,23 @@ const ARGS = [
 
 export function launch(extraArgs = []) {
   return chromium.launch({ executablePath: CHROMIUM, args: [...ARGS, ...extraArgs] });
+}
+
+/**
+ * A hub and a Chromium for the tests of one file: both started before its first test,
+ * both stopped after its last.  Read `.hub` and `.browser` inside the tests (they are
+ * set once the `before` hook has run).
+ */
+export function hubAndBrowser() {
+  const run = { hub: null, browser: null };
+  before(async () => {
+    [run.hub, run.browser] = await Promise.all([startHub(), launch()]);
+  });
+  after(async () => {
+    await run.browser?.close();
+    await run.hub?.stop();
+  });
+  return run;
 }
 
 export async function screenshot(page, name) {
