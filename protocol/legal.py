@@ -1,17 +1,29 @@
-"""A ``legal`` reply's actions, in either form (README "Compact legal").
+"""A ``legal`` reply's actions, in any of its forms (README "Compact legal", "Grid legal").
 
 The plain reply lists ``actions``; the compact one, from a game that has a compact form,
 ``groups``: each ``{"fixed": {...}, "fields": [name, ...], "values": [v, ...]}`` stands
 for the actions ``fixed`` plus ``fields[i] = values[k * len(fields) + i]``, for k = 0,
-1, ...  The Python clients, the load generator and the tests read replies with this.
+1, ...; the grid one, from a game that has a grid form, ``grids``: each ``{"fixed":
+{...}, "fields": [f0, f1], "origin": [x0, y0], "width": w, "bits": hex}`` stands for
+the actions ``fixed`` plus ``f0 = x0 + i % w``, ``f1 = y0 + i // w`` for every bit ``i``
+set in the number ``hex`` writes, in ascending ``i``.  The Python clients, the load
+generator and the tests read replies with this.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
+PLAIN = "plain"
+"""The ``form`` of the ``legal`` reply a request gets when it names none: ``actions``."""
 COMPACT = "compact"
 """The ``form`` a ``legal`` request names to ask for the compact reply."""
+GRID = "grid"
+"""The ``form`` a ``legal`` request names to ask for the grid reply (answered as the
+compact ask by a game that has no grid form)."""
+FORMS = (PLAIN, COMPACT, GRID)
+"""Every ``form`` a ``legal`` request may name."""
 
 
 def expand(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -19,8 +31,16 @@ def expand(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_action(group, k) for group in groups for k in range(_size(group))]
 
 
+def expand_grids(grids: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every action the grids of a grid reply stand for, grid after grid."""
+    return [_at(grid, i) for grid in grids for i in _set_bits(int(grid["bits"], 16))]
+
+
 def listed_actions(reply: dict[str, Any]) -> list[dict[str, Any]]:
-    """The actions of a ``legal`` reply without ``partial``, plain or compact."""
+    """The actions of a ``legal`` reply without ``partial``, in any form."""
+    grids = reply.get("grids")
+    if grids is not None:
+        return expand_grids(grids)
     groups = reply.get("groups")
     if groups is not None:
         return expand(groups)
@@ -30,6 +50,9 @@ def listed_actions(reply: dict[str, Any]) -> list[dict[str, Any]]:
 
 def count(reply: dict[str, Any]) -> int:
     """How many actions a ``legal`` reply lists, without expanding them."""
+    grids = reply.get("grids")
+    if grids is not None:
+        return sum(int(grid["bits"], 16).bit_count() for grid in grids)
     groups = reply.get("groups")
     if groups is None:
         return len(reply["actions"])
@@ -39,6 +62,16 @@ def count(reply: dict[str, Any]) -> int:
 def pick(reply: dict[str, Any], index: int) -> dict[str, Any]:
     """Action ``index`` (0 <= index < :func:`count`) of a ``legal`` reply, in the order
     :func:`listed_actions` gives, without expanding the others."""
+    grids = reply.get("grids")
+    if grids is not None:
+        for grid in grids:
+            bits = int(grid["bits"], 16)
+            if index < bits.bit_count():
+                for _ in range(index):
+                    bits &= bits - 1
+                return _at(grid, (bits & -bits).bit_length() - 1)
+            index -= bits.bit_count()
+        raise IndexError("no such action in this legal reply")
     groups = reply.get("groups")
     if groups is None:
         action: dict[str, Any] = reply["actions"][index]
@@ -61,3 +94,18 @@ def _action(group: dict[str, Any], k: int) -> dict[str, Any]:
     fields = group["fields"]
     values = group["values"][k * len(fields) : (k + 1) * len(fields)]
     return {**group["fixed"], **dict(zip(fields, values, strict=True))}
+
+
+def _set_bits(bits: int) -> Iterator[int]:
+    """The positions of the bits set in ``bits``, ascending."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+def _at(grid: dict[str, Any], i: int) -> dict[str, Any]:
+    """The action of bit ``i`` of a grid: its fixed fields and the position."""
+    (f0, f1), (x0, y0), width = grid["fields"], grid["origin"], grid["width"]
+    y, x = divmod(i, width)
+    return {**grid["fixed"], f0: x0 + x, f1: y0 + y}

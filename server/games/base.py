@@ -55,6 +55,9 @@ Event: TypeAlias = dict[str, Any]
 View: TypeAlias = dict[str, Any]
 LegalGroup: TypeAlias = dict[str, Any]
 """One group of the compact legal form: ``{"fixed": {...}, "fields": [...], "values": [...]}``."""
+LegalGrid: TypeAlias = dict[str, Any]
+"""One grid of the grid legal form: ``{"fixed": {...}, "fields": [f0, f1], "origin": [x0,
+y0], "width": w, "bits": hex}``."""
 
 
 class GameError(Exception):
@@ -222,6 +225,13 @@ class Game:
     ones (``fields``) and their values for every action of the group in one flat list
     (``values``).  Expanding every group (``protocol/legal.py``) gives exactly the
     ``choices``.  None: the game answers the compact ask with the plain list."""
+    grid_choices: Callable[[State, int], list[LegalGrid]] | None = None
+    """The grid form of ``choices`` (protocol/README.md "Grid legal"), for a game whose
+    legal actions are positions on a plane: per group of the same unchanging fields
+    (``fixed``), the mask of the positions (``fields`` f0, f1) as one hexadecimal
+    number, bit ``i`` standing for ``origin`` + ``(i % width, i // width)``.  Expanding
+    every grid (``protocol/legal.py``) gives exactly the ``choices``.  None: the game
+    answers the grid ask as the compact one."""
     legal_basis: Callable[[State, int], object] | None = None
     """What a seat's ``legal`` actions depend on in a state, as a value compared with
     ``==``: two states of a table that give equal bases for a seat give it the same
@@ -359,6 +369,14 @@ class Game:
         if seat not in self.status(state)["to_act"]:
             return []
         return self.compact_choices(state, seat)
+
+    def legal_grids(self, state: State, seat: int) -> list[LegalGrid] | None:
+        """:meth:`legal_actions` in the grid form, or None for a game without one."""
+        if self.grid_choices is None:
+            return None
+        if seat not in self.status(state)["to_act"]:
+            return []
+        return self.grid_choices(state, seat)
 
     def legal_step(self, state: State, seat: int, partial: Action) -> Step:
         """The staged form of ``legal``: the choices for the next field of ``partial``

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from tablehub.protocol import Codec, Frames, schema_fingerprint
 from tablehub.protocol.codec import PROTOCOL_VERSION, EncodeError, action_problem
+from tablehub.protocol.legal import PLAIN
 from tablehub.server import metrics
 from tablehub.server.config import Limits
 from tablehub.server.ops.faults import client_fault
@@ -507,8 +508,9 @@ class Session:
             self._unseated(msg["id"], table, "join this table to ask for your legal actions")
             return
         # answered by the table's owner; with `partial`, the next step (protocol/README.md
-        # "Staged legal"); `form` "compact" asks for the grouped list ("Compact legal")
-        command = Legal(seat, msg.get("partial"), msg.get("form") == "compact")
+        # "Staged legal"); `form` "compact" asks for the grouped list ("Compact legal"),
+        # "grid" for positions as bit masks ("Grid legal"); the schema checked its value
+        command = Legal(seat, msg.get("partial"), msg.get("form", PLAIN))
         self._send(msg["id"], table, command, REPLY_RESULT)
 
     def _unseated(self, request_id: Any, table: str, words: str) -> None:

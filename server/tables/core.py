@@ -30,6 +30,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablehub.protocol.legal import COMPACT, GRID, PLAIN
 from tablehub.server.games import get_game
 from tablehub.server.games.base import (
     Action,
@@ -105,8 +106,9 @@ class Legal(Command):
 
     seat: int
     partial: Action | None = None
-    compact: bool = False
-    """Asked in the compact form (protocol/README.md "Compact legal"; the full list only)."""
+    form: str = PLAIN
+    """The form asked for without ``partial``: ``plain``, ``compact`` or ``grid``
+    (protocol/README.md "Compact legal", "Grid legal")."""
 
 
 @dataclass
@@ -148,7 +150,8 @@ def command_to_plain(command: Command) -> dict[str, Any]:
             "k": "legal",
             "seat": command.seat,
             "partial": command.partial,
-            "compact": command.compact,
+            "form": command.form,
+            "compact": command.form != PLAIN,  # what a hub of the previous release reads
         }
     raise TypeError(f"{type(command).__name__} is not forwarded")
 
@@ -162,7 +165,8 @@ def command_from_plain(data: dict[str, Any]) -> Command:
     if kind == "add_bot":
         return AddBot(data.get("seat"), data.get("level"))
     if kind == "legal":
-        return Legal(data["seat"], data.get("partial"), bool(data.get("compact")))
+        form = data.get("form") or (COMPACT if data.get("compact") else PLAIN)
+        return Legal(data["seat"], data.get("partial"), form)
     raise ValueError(f"unknown forwarded command {kind!r}")
 
 
@@ -265,7 +269,11 @@ def _legal(game: Game, table: Table, command: Legal) -> Reply:
     record = table.record
     seat, partial = command.seat, command.partial
     _seat_exists(record, seat)
-    if partial is None and command.compact:
+    if partial is None and command.form == GRID:
+        grids = game.legal_grids(record.state, seat)  # None: the game has no grid form
+        if grids is not None:
+            return {"grids": grids, "version": record.version}
+    if partial is None and command.form != PLAIN:  # a grid ask of a game without grids too
         groups = game.legal_groups(record.state, seat)  # None: the game has no compact form
         if groups is not None:
             return {"groups": groups, "version": record.version}

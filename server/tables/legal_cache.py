@@ -11,11 +11,11 @@ itself, so a version decided in a batch but never stored is never answered from)
 
 A game may also say what a seat's legal actions depend on (``Game.legal_basis``: for
 9-tower, whether the seat must place, the card and the seat's own layout), so the
-plain and compact replies are also kept across versions, the last one per seat and
-form: when the table moved on but the seat's basis is equal (another seat placed), the
-kept reply is given again at the new version, not computed again -- a client that asks
-on every update while the others play gets it as a lookup.  At most two replies a seat
-(plain, compact) are kept this way, each with the state it was decided in (the bases
+plain, compact and grid replies are also kept across versions, the last one per seat
+and form: when the table moved on but the seat's basis is equal (another seat placed),
+the kept reply is given again at the new version, not computed again -- a client that
+asks on every update while the others play gets it as a lookup.  At most three replies a
+seat (plain, compact, grid) are kept this way, each with the state it was decided in (the bases
 are compared only when the seat asks again), and only until the seat acts
 (:meth:`LegalCache.forget`, called by the actor): a client that asks once before each
 move computes no basis and leaves nothing kept behind it (a reply is a few hundred
@@ -37,6 +37,7 @@ from typing import Any
 import msgpack
 
 from tablehub.protocol import Codec
+from tablehub.protocol.legal import FORMS, PLAIN
 from tablehub.server.games.base import State
 from tablehub.server.tables.core import Decision, Legal, Table, game_of, handle
 from tablehub.server.tables.record import TableRecord
@@ -92,7 +93,7 @@ def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | st
 
 class LegalCache:
     """The ``legal`` replies given at one version of a table, by seat, partial and form;
-    and the last plain and compact reply of each seat, with the state it was decided
+    and the last reply of each seat in each form without ``partial``, with the state it was decided
     in (states are never changed once made: the basis is read from it only when the
     seat asks again)."""
 
@@ -100,8 +101,8 @@ class LegalCache:
 
     def __init__(self) -> None:
         self._record: TableRecord | None = None
-        self._replies: dict[tuple[int, bytes | None, bool], LegalReply] = {}
-        self._kept: dict[tuple[int, bool], tuple[State, LegalReply]] = {}
+        self._replies: dict[tuple[int, bytes | None, str], LegalReply] = {}
+        self._kept: dict[tuple[int, str], tuple[State, LegalReply]] = {}
 
     def decide(self, table: Table, command: Legal, now: int) -> Decision:
         """``handle(table, command, now)``, answered from the replies given at this
@@ -121,7 +122,7 @@ class LegalCache:
         if command.partial is None and 0 <= seat < len(record.seats):
             legal_basis = game_of(record).legal_basis
             keep = legal_basis is not None
-            kept = self._kept.get((seat, command.compact))
+            kept = self._kept.get((seat, command.form))
             if (
                 legal_basis is not None
                 and kept is not None
@@ -134,23 +135,24 @@ class LegalCache:
             return decision
         reply = self._replies[key] = LegalReply(decision.reply)
         if keep:
-            self._kept[(seat, command.compact)] = (record.state, reply)
+            self._kept[(seat, command.form)] = (record.state, reply)
         return Decision(reply=reply)
 
     def forget(self, seat: int) -> None:
         """Drop the replies kept for ``seat`` across versions (it acted: its own move
         changes what it may do next)."""
-        self._kept.pop((seat, False), None)
-        self._kept.pop((seat, True), None)
+        if self._kept:
+            for form in FORMS:
+                self._kept.pop((seat, form), None)
 
 
-def _key(command: Legal) -> tuple[int, bytes | None, bool] | None:
+def _key(command: Legal) -> tuple[int, bytes | None, str] | None:
     """The seat, the partial action as bytes (True and 1 are one dict key, not one
     partial action) and the form; None for a partial that does not pack (answered, not
     kept)."""
     if command.partial is None:
-        return command.seat, None, command.compact
+        return command.seat, None, command.form
     try:
-        return command.seat, msgpack.packb(command.partial, use_bin_type=True), False
+        return command.seat, msgpack.packb(command.partial, use_bin_type=True), PLAIN
     except (TypeError, ValueError, OverflowError):
         return None

@@ -1,6 +1,6 @@
-"""Reading a ``legal`` reply in either form (protocol/legal.py, README "Compact legal"):
-expanding, counting and picking one action agree, and the load generator's random
-pick draws from exactly the listed actions."""
+"""Reading a ``legal`` reply in any form (protocol/legal.py, README "Compact legal",
+"Grid legal"): expanding, counting and picking one action agree, and the load
+generator's random pick draws from exactly the listed actions."""
 
 from __future__ import annotations
 
@@ -10,13 +10,32 @@ from typing import Any
 import pytest
 
 from tablehub.loadtest.bots import LegalPolicy
-from tablehub.protocol.legal import count, expand, listed_actions, pick
+from tablehub.protocol.legal import count, expand, expand_grids, listed_actions, pick
 
 COMPACT: dict[str, Any] = {
     "groups": [
         {"fixed": {"type": "place", "rot": 1}, "fields": ["x", "y"], "values": [0, 2, 1, 2]},
         {"fixed": {"type": "place", "rot": 0}, "fields": ["x", "y"], "values": [5, -3]},
         {"fixed": {"type": "take"}, "fields": ["tile"], "values": [7, 9]},
+    ],
+    "version": 4,
+}
+GRID: dict[str, Any] = {
+    "grids": [
+        {
+            "fixed": {"type": "place", "rot": 0},
+            "fields": ["x", "y"],
+            "origin": [-4, -3],
+            "width": 18,
+            "bits": "40005",  # the README's example: bits 0, 2 and 18
+        },
+        {
+            "fixed": {"type": "place", "rot": 3},
+            "fields": ["x", "y"],
+            "origin": [7, 100],
+            "width": 3,
+            "bits": "1" + "0" * 29 + "8",  # bit 3, then bit 120: 40 rows further
+        },
     ],
     "version": 4,
 }
@@ -33,7 +52,24 @@ def test_groups_expand_in_order() -> None:
     ]
 
 
-@pytest.mark.parametrize("reply", [COMPACT, PLAIN, {"groups": []}, {"actions": []}])
+def test_grids_expand_bit_by_bit_in_order() -> None:
+    assert expand_grids(GRID["grids"]) == [
+        {"type": "place", "rot": 0, "x": -4, "y": -3},
+        {"type": "place", "rot": 0, "x": -2, "y": -3},
+        {"type": "place", "rot": 0, "x": -4, "y": -2},
+        {"type": "place", "rot": 3, "x": 7, "y": 101},
+        {"type": "place", "rot": 3, "x": 7, "y": 140},
+    ]
+
+
+def test_a_reply_with_grids_is_read_by_its_grids() -> None:
+    assert listed_actions(GRID) == expand_grids(GRID["grids"])
+    assert listed_actions({"grids": [], "version": 2}) == []
+
+
+@pytest.mark.parametrize(
+    "reply", [COMPACT, GRID, PLAIN, {"groups": []}, {"grids": []}, {"actions": []}]
+)
 def test_count_and_pick_agree_with_the_listed_actions(reply: dict[str, Any]) -> None:
     listed = listed_actions(reply)
     assert count(reply) == len(listed)

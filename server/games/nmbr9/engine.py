@@ -29,6 +29,7 @@ from typing import Any, TypedDict
 from tablehub.server.games.base import (
     Action,
     Event,
+    LegalGrid,
     LegalGroup,
     Result,
     State,
@@ -40,6 +41,7 @@ from tablehub.server.games.nmbr9.rules import (
     ROUNDS,
     check_placement,
     legal_actions,
+    legal_grids,
     legal_groups,
     make_tile,
     restore_tiles,
@@ -135,6 +137,12 @@ def legal_compact(state: State, seat: int) -> list[LegalGroup]:
     """:func:`legal` grouped per level and rotation, ``x`` and ``y`` varying
     (``Game.compact_choices``; ``rules.legal_groups``)."""
     return legal_groups(state["players"][seat]["tiles"], current_card(state))
+
+
+def legal_grid(state: State, seat: int) -> list[LegalGrid]:
+    """:func:`legal` as a mask of offsets per level and rotation (``Game.grid_choices``;
+    ``rules.legal_grids``)."""
+    return legal_grids(state["players"][seat]["tiles"], current_card(state))
 
 
 def _copy(state: State, seat: int) -> State:

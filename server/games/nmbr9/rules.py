@@ -41,7 +41,8 @@ legal there as bits, and the cells that have some are read off row by row.  A 15
 layout's 205 placements take about 0.08 ms (``python -m tablehub.loadtest.bench_legal``).
 ``legal_groups`` (the compact form of ``legal``, protocol/README.md "Compact legal")
 reads the same masks into flat ``x, y`` lists per level and rotation with no Python step
-per placement: see its docstring.
+per placement: see its docstring.  ``legal_grids`` (the grid form, "Grid legal") sends
+the masks themselves, in hexadecimal, each with its frame's origin and row width.
 """
 
 from __future__ import annotations
@@ -499,3 +500,40 @@ def _far_groups(
 
 def _group(rot: int, values: list[int]) -> dict[str, Any]:
     return {"fixed": {"type": "place", "rot": rot}, "fields": ["x", "y"], "values": values}
+
+
+def legal_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
+    """:func:`legal_actions` in the grid form of ``legal`` (protocol/README.md "Grid
+    legal"): one grid per level and rotation with placements, highest level first, each
+    the mask of its legal offsets as it is (:func:`_legal_masks`) -- bit ``i`` is the
+    offset ``(x0 + i % stride, y0 + i // stride)`` -- written in hexadecimal, from the
+    first row that has one.  No Python step per placement."""
+    if not tiles:
+        return [_grid(rot, 0, 0, 1, 1) for rot in DISTINCT_ROTATIONS[digit]]
+    x0, y0, stride, size, levels = _legal_masks(tiles, digit)
+    inside = -1 if _in_bounds(x0, y0, stride, size) else _bounded(x0, y0, stride, size)
+    grids = []
+    for _, masks in levels:
+        for rot, mask in enumerate(masks):
+            mask &= inside
+            if mask:
+                row = ((mask & -mask).bit_length() - 1) // stride
+                grids.append(_grid(rot, x0, y0 + row, stride, mask >> row * stride))
+    return grids
+
+
+def _bounded(x0: int, y0: int, stride: int, size: int) -> int:
+    """The offsets of a frame within ``BOUND``, as a mask."""
+    columns = sum(1 << x for x in range(stride) if -BOUND <= x0 + x <= BOUND)
+    rows = range(size // stride)
+    return sum(columns << y * stride for y in rows if -BOUND <= y0 + y <= BOUND)
+
+
+def _grid(rot: int, x: int, y: int, width: int, bits: int) -> dict[str, Any]:
+    return {
+        "fixed": {"type": "place", "rot": rot},
+        "fields": ["x", "y"],
+        "origin": [x, y],
+        "width": width,
+        "bits": format(bits, "x"),
+    }

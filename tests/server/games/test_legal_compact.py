@@ -1,11 +1,13 @@
-"""The compact form of ``legal`` (protocol/README.md "Compact legal") stands for exactly
-the plain list: expanded, it is the same set of actions, each once -- so, with
-test_legal_exact.py, exactly the set ``act`` accepts.
+"""The compact and grid forms of ``legal`` (protocol/README.md "Compact legal", "Grid
+legal") stand for exactly the plain list: expanded, each is the same set of actions, each
+once -- so, with test_legal_exact.py, exactly the set ``act`` accepts.
 
-Property test over random positions of every game that has a compact form
-(``Game.compact_choices``), through the table core as the hub answers it; a game without
-one answers the compact ask with the plain list.  9-tower's groups are also checked on
-its every digit at each position and on a layout at the edge of the coordinate bound.
+Property test over random positions of every game that has a compact or a grid form
+(``Game.compact_choices``, ``Game.grid_choices``), through the table core as the hub
+answers it; a game without a compact form answers the compact ask with the plain list,
+one without a grid form the grid ask as the compact one.  9-tower's groups and grids are
+also checked on its every digit at each position and on a layout at the edge of the
+coordinate bound.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ import random
 
 import pytest
 
-from tablehub.protocol.legal import expand
+from tablehub.protocol.legal import COMPACT, GRID, expand, expand_grids
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import Action
-from tablehub.server.games.nmbr9.rules import legal_actions, legal_groups, legal_placements
+from tablehub.server.games.nmbr9.rules import (
+    legal_actions,
+    legal_grids,
+    legal_groups,
+    legal_placements,
+)
 from tablehub.server.tables.core import Legal, Table, handle
 from tablehub.server.tables.record import TableRecord, TableStatus
 from tests.server.games.conformance import playout, table_shapes
@@ -40,15 +47,16 @@ def at(table: Table, state: dict[str, object]) -> Table:
     return Table.of(record)
 
 
-COMPACT = sorted(game.id for game in all_games() if game.compact_choices is not None)
+WITH_COMPACT = sorted(game.id for game in all_games() if game.compact_choices is not None)
+WITH_GRID = sorted(game.id for game in all_games() if game.grid_choices is not None)
 
 
-def test_9_tower_has_a_compact_form() -> None:
-    assert "nmbr9" in COMPACT
+def test_9_tower_has_a_compact_and_a_grid_form() -> None:
+    assert "nmbr9" in WITH_COMPACT and "nmbr9" in WITH_GRID
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game_id", COMPACT)
+@pytest.mark.parametrize("game_id", WITH_COMPACT)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_compact_set_expands_to_exactly_the_plain_set(game_id: str, seed: int) -> None:
     game = get_game(game_id)
@@ -64,7 +72,7 @@ def test_the_compact_set_expands_to_exactly_the_plain_set(game_id: str, seed: in
             here = at(table, state)
             for seat in range(seats):
                 plain = handle(here, Legal(seat), NOW).reply
-                compact = handle(here, Legal(seat, compact=True), NOW).reply
+                compact = handle(here, Legal(seat, form=COMPACT), NOW).reply
                 assert plain is not None and compact is not None
                 assert compact["version"] == plain["version"]
                 assert set(compact) == {"groups", "version"}
@@ -76,19 +84,58 @@ def test_the_compact_set_expands_to_exactly_the_plain_set(game_id: str, seed: in
                 assert len(set(keys(expanded))) == len(expanded), "each action once"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", WITH_GRID)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_grid_set_expands_to_exactly_the_plain_set(game_id: str, seed: int) -> None:
+    game = get_game(game_id)
+    assert game is not None
+    for seats, options in table_shapes(game):
+        if seats > 4:
+            continue
+        table = seated(game_id, seats)
+        states = playout(game, seats, seed, options, bot_share=0.3).states
+        step = max(1, len(states) // POSITIONS)
+        for state in states[::step]:
+            here = at(table, state)
+            for seat in range(seats):
+                plain = handle(here, Legal(seat), NOW).reply
+                grid = handle(here, Legal(seat, form=GRID), NOW).reply
+                assert plain is not None and grid is not None
+                assert set(grid) == {"grids", "version"}
+                assert grid["version"] == plain["version"]
+                for each in grid["grids"]:
+                    bits = int(each["bits"], 16)
+                    assert bits, "no empty grid"
+                    assert (bits & -bits).bit_length() <= each["width"], "from its first row"
+                expanded = expand_grids(grid["grids"])
+                assert keys(expanded) == keys(plain["actions"])
+                assert len(set(keys(expanded))) == len(expanded), "each action once"
+
+
 def test_games_without_a_compact_form_answer_the_plain_list() -> None:
     for game in all_games():
         if game.compact_choices is not None:
             continue
         table = seated(game.id, game.min_players if game.min_players > 1 else 2)
-        compact = handle(table, Legal(0, compact=True), NOW).reply
+        compact = handle(table, Legal(0, form=COMPACT), NOW).reply
         assert compact == handle(table, Legal(0), NOW).reply
+
+
+def test_games_without_a_grid_form_answer_it_as_the_compact_ask() -> None:
+    for game in all_games():
+        if game.grid_choices is not None:
+            continue
+        table = seated(game.id, game.min_players if game.min_players > 1 else 2)
+        grid = handle(table, Legal(0, form=GRID), NOW).reply
+        assert grid == handle(table, Legal(0, form=COMPACT), NOW).reply
 
 
 def test_the_staged_form_ignores_the_form() -> None:
     table = seated("nmbr9")
-    staged = handle(table, Legal(0, {}, compact=True), NOW).reply
-    assert staged == handle(table, Legal(0, {}), NOW).reply
+    for form in (COMPACT, GRID):
+        staged = handle(table, Legal(0, {}, form=form), NOW).reply
+        assert staged == handle(table, Legal(0, {}), NOW).reply
 
 
 @pytest.mark.slow
@@ -100,11 +147,13 @@ def test_nine_tower_groups_for_every_digit_on_random_layouts() -> None:
         for state in playout(game, 1, seed, bot_share=rng.random()).states:
             tiles = state["players"][0]["tiles"]
             for digit in range(10):
-                expanded = expand(legal_groups(tiles, digit))
-                assert keys(expanded) == keys(legal_actions(tiles, digit))
+                plain = keys(legal_actions(tiles, digit))
                 level = {(rot, x, y): lvl for lvl, rot, x, y in legal_placements(tiles, digit)}
-                levels = [level[(a["rot"], a["x"], a["y"])] for a in expanded]
-                assert levels == sorted(levels, reverse=True), "highest level first"
+                groups, grids = legal_groups(tiles, digit), legal_grids(tiles, digit)
+                for expanded in (expand(groups), expand_grids(grids)):
+                    assert keys(expanded) == plain
+                    levels = [level[(a["rot"], a["x"], a["y"])] for a in expanded]
+                    assert levels == sorted(levels, reverse=True), "highest level first"
 
 
 def test_nine_tower_groups_far_from_the_origin_and_at_the_coordinate_bound() -> None:
@@ -116,9 +165,13 @@ def test_nine_tower_groups_far_from_the_origin_and_at_the_coordinate_bound() -> 
             assert keys(expand(groups)) == keys(legal_actions(tiles, digit))
             values = [v for group in groups for v in group["values"]]
             assert all(-1000 <= v <= 1000 for v in values)
+            expanded = expand_grids(legal_grids(tiles, digit))
+            assert keys(expanded) == keys(legal_actions(tiles, digit))
 
 
 def test_nine_tower_groups_of_a_layout_taller_than_any_game_makes() -> None:
     tiles = build([(1, 0, 4 * k - 64, 0) for k in range(32)])  # 137 rows, within -127..127
     for digit in (1, 6):
-        assert keys(expand(legal_groups(tiles, digit))) == keys(legal_actions(tiles, digit))
+        plain = keys(legal_actions(tiles, digit))
+        assert keys(expand(legal_groups(tiles, digit))) == plain
+        assert keys(expand_grids(legal_grids(tiles, digit))) == plain

@@ -1,7 +1,8 @@
-"""``legal`` with ``"form": "compact"`` through a hub (protocol/README.md "Compact
-legal"): 9-tower answers groups that expand to the plain reply's actions, any of which
-``act`` accepts; a game without a compact form answers the plain list; an unknown form
-is refused; a forwarded ask keeps its form."""
+"""``legal`` with ``"form": "compact"`` or ``"grid"`` through a hub (protocol/README.md
+"Compact legal", "Grid legal"): 9-tower answers groups, and grids, that expand to the plain
+reply's actions, any of which ``act`` accepts; a game without a compact form answers the
+plain list, one without a grid form a grid ask as a compact one; an unknown form is
+refused; a forwarded ask keeps its form."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 
 from tablehub.protocol.codec import validate_outbound
-from tablehub.protocol.legal import expand
+from tablehub.protocol.legal import COMPACT, GRID, expand, expand_grids
+from tablehub.server.games import all_games
 from tablehub.server.tables.core import Legal, command_from_plain, command_to_plain
 from tests.conftest import RunningHub
 from tests.server.sessions.test_batching import Raw, connect
@@ -55,12 +57,33 @@ async def test_nine_tower_answers_groups_that_act_accepts(hub: RunningHub, codec
     await raw.ws.close()
 
 
-async def test_a_game_without_a_compact_form_answers_the_plain_list(hub: RunningHub) -> None:
+@pytest.mark.parametrize("codec", ["json", "msgpack"])
+async def test_nine_tower_answers_grids_that_act_accepts(hub: RunningHub, codec: str) -> None:
+    raw = await connect(hub, codec, [])
+    table = await seated_at(raw, "nmbr9", 1)
+    for turn in range(3):
+        base = 10 * (turn + 1)
+        plain = await ask(raw, base, t="legal", table=table)
+        grid = await ask(raw, base + 1, t="legal", table=table, form="grid")
+        assert set(grid) == {"t", "id", "grids", "version"}
+        assert grid["version"] == plain["version"]
+        expanded = expand_grids(grid["grids"])
+        assert keys(expanded) == keys(plain["actions"])
+        again = await ask(raw, base + 2, t="legal", table=table, form="grid")
+        assert again["grids"] == grid["grids"], "the kept reply, its own id"
+        played = await ask(raw, base + 3, t="act", table=table, action=expanded[-1])
+        assert played["t"] == "ok"
+    await raw.ws.close()
+
+
+async def test_games_without_a_form_answer_in_the_next_form_they_have(hub: RunningHub) -> None:
     raw = await connect(hub, "json", [])
-    table = await seated_at(raw, "brix", 2)
+    plainest = next(g for g in all_games() if g.compact_choices is None and g.bots)
+    table = await seated_at(raw, plainest.id, 2)
     plain = await ask(raw, 10, t="legal", table=table)
-    compact = await ask(raw, 11, t="legal", table=table, form="compact")
-    assert compact["actions"] == plain["actions"] and "groups" not in compact
+    for request_id, form in ((11, "compact"), (12, "grid")):
+        reply = await ask(raw, request_id, t="legal", table=table, form=form)
+        assert reply["actions"] == plain["actions"] and set(reply) == set(plain)
     await raw.ws.close()
 
 
@@ -73,6 +96,9 @@ async def test_an_unknown_form_is_refused(hub: RunningHub) -> None:
 
 
 def test_a_forwarded_ask_keeps_its_form() -> None:
-    for command in (Legal(1), Legal(1, compact=True), Legal(0, {"type": "place"})):
+    asks = (Legal(1), Legal(1, form=COMPACT), Legal(1, form=GRID), Legal(0, {"type": "place"}))
+    for command in asks:
         assert command_from_plain(command_to_plain(command)) == command
     assert command_from_plain({"k": "legal", "seat": 2}) == Legal(2), "from an older hub"
+    older = {"k": "legal", "seat": 2, "partial": None, "compact": True}
+    assert command_from_plain(older) == Legal(2, form=COMPACT), "from an older hub"

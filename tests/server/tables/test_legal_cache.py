@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 from tablehub.protocol.codec import SUBPROTOCOLS, Codec
+from tablehub.protocol.legal import COMPACT, GRID, PLAIN
 from tablehub.server.tables.core import Act, Legal, handle
 from tablehub.server.tables.legal_cache import LegalCache, LegalReply, ok_frame
 from tests.server.tables.test_core import NOW, committed, seated
@@ -67,21 +68,22 @@ def test_a_new_version_is_asked_again() -> None:
     assert reply is not None and reply["version"] == table.record.version + 1
 
 
-@pytest.mark.parametrize("compact", [False, True])
+@pytest.mark.parametrize(
+    ("form", "field"), [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids")]
+)
 def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
-    compact: bool,
+    form: str, field: str
 ) -> None:
     cache = LegalCache()
     table = seated("nmbr9", 3)
-    asked = cache.decide(table, Legal(1, compact=compact), NOW).reply
+    asked = cache.decide(table, Legal(1, form=form), NOW).reply
     assert isinstance(asked, LegalReply)
-    field = "groups" if compact else "actions"
     for seat in (0, 2):  # the others place: seat 1 still holds the same card and layout
         legal = handle(table, Legal(seat), NOW).reply
         assert legal is not None
         table = committed(handle(table, Act(seat, legal["actions"][-1]), NOW))
-        again = cache.decide(table, Legal(1, compact=compact), NOW).reply
-        assert again == handle(table, Legal(1, compact=compact), NOW).reply
+        again = cache.decide(table, Legal(1, form=form), NOW).reply
+        assert again == handle(table, Legal(1, form=form), NOW).reply
         assert again is not None and again["version"] == table.record.version
         assert again[field] is asked[field], "kept, not computed again"
         for codec in CODECS:
@@ -89,23 +91,26 @@ def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
     legal = handle(table, Legal(1), NOW).reply
     assert legal is not None
     table = committed(handle(table, Act(1, legal["actions"][0]), NOW))  # a new round
-    after = cache.decide(table, Legal(1, compact=compact), NOW).reply
-    assert after == handle(table, Legal(1, compact=compact), NOW).reply
+    after = cache.decide(table, Legal(1, form=form), NOW).reply
+    assert after == handle(table, Legal(1, form=form), NOW).reply
     assert after is not None and after[field] is not asked[field]
 
 
-def test_a_seat_that_acted_has_nothing_kept() -> None:
+@pytest.mark.parametrize(
+    ("form", "field"), [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids")]
+)
+def test_a_seat_that_acted_has_nothing_kept(form: str, field: str) -> None:
     cache = LegalCache()
     table = seated("nmbr9", 2)
-    asked = cache.decide(table, Legal(1, compact=True), NOW).reply
+    asked = cache.decide(table, Legal(1, form=form), NOW).reply
     assert asked is not None
     cache.forget(1)
     legal = handle(table, Legal(0), NOW).reply
     assert legal is not None
     table = committed(handle(table, Act(0, legal["actions"][0]), NOW))
-    again = cache.decide(table, Legal(1, compact=True), NOW).reply
-    assert again == handle(table, Legal(1, compact=True), NOW).reply
-    assert again is not None and again["groups"] is not asked["groups"]
+    again = cache.decide(table, Legal(1, form=form), NOW).reply
+    assert again == handle(table, Legal(1, form=form), NOW).reply
+    assert again is not None and again[field] is not asked[field]
 
 
 def test_partials_that_differ_only_in_true_and_1_are_kept_apart() -> None:
