@@ -43,7 +43,7 @@
 //   message       raw message         every inbound message, after handling
 
 import { codecFor, MSGPACK } from './codec.js';
-import { COMPACT, listedActions } from './legal.js';
+import { GRID, listedActions } from './legal.js';
 import { Role, TableMirror } from './mirror.js';
 import { applyPatch } from './patch.js';
 import { viewHash } from './viewhash.js';
@@ -505,11 +505,12 @@ export class Client {
   }
 
   /**
-   * The actions legal for your seat now: {actions, version} -- asked in the compact form
-   * (protocol/README.md "Compact legal") and expanded.
+   * The actions legal for your seat now: {actions, version} -- asked in the grid form, the
+   * cheapest (protocol/README.md "Grid legal"), and expanded from whichever form the game
+   * answers in: `grids`, `groups` ("Compact legal") or `actions`.
    */
   async legal(table) {
-    const reply = await this.requestWithRetry('legal', { table, form: COMPACT });
+    const reply = await this.requestWithRetry('legal', { table, form: GRID });
     return { actions: listedActions(reply), version: reply.version };
   }
 

@@ -1,7 +1,8 @@
 // The client library against a real hub (spawned on a free port): hello, requests,
 // patches equal snapshots, resync after a forced gap and after a corrupted view,
 // reconnect + resume through a cut TCP connection, moving to another address, the live lobby, batch frames, and
-// retries of what a busy server refuses (against a scripted peer: a hub is not busy on cue).
+// retries of what a busy server refuses (against a scripted peer: a hub is not busy on cue),
+// and the form `legal` asks for and the forms it reads (a scripted peer answering each form).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -394,5 +395,53 @@ describe('batches and retries', () => {
     assert.equal(seen.filter((m) => m.t === 'legal').length, 2);
     assert.ok(said.every((d) => !/undefined|null|_/.test(d.message)));
     assert.ok(said.every((d) => d.delayMs <= client.options.retry.maxMs));
+  });
+});
+
+describe('legal', () => {
+  it('asks for the grid form and reads the reply in whichever form the game answers in', async () => {
+    // a scripted peer: the grid form, then a game's compact and plain answers, then a seat that need not act
+    const replies = [
+      { grids: [{ fixed: { type: 'place', rot: 0 }, fields: ['x', 'y'], origin: [-4, -3], width: 18, bits: '40005' }], version: 7 },
+      { groups: [{ fixed: { type: 'place', rot: 1 }, fields: ['x', 'y'], values: [2, 5] }], version: 8 },
+      { actions: [{ type: 'pass' }], version: 9 },
+      { grids: [], version: 10 },
+    ];
+    const seen = [];
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: (p) => [...p][0] });
+    server.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        seen.push(msg);
+        const out = msg.t === 'hello' ? { resumed: [] } : msg.partial ? { field: null, choices: [], complete: false, version: 10 } : replies.shift();
+        ws.send(JSON.stringify({ t: 'ok', id: msg.id, ...out }));
+      });
+    });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const client = await Client.connect(`ws://127.0.0.1:${server.address().port}/ws`, {
+      name: 'asker', WebSocket, subprotocol: JSON_SUBPROTOCOL, reconnect: false,
+    });
+    try {
+      assert.deepEqual(await client.legal('t1'), {
+        actions: [
+          { type: 'place', rot: 0, x: -4, y: -3 },
+          { type: 'place', rot: 0, x: -2, y: -3 },
+          { type: 'place', rot: 0, x: -4, y: -2 },
+        ],
+        version: 7,
+      });
+      assert.deepEqual(await client.legal('t1'), { actions: [{ type: 'place', rot: 1, x: 2, y: 5 }], version: 8 });
+      assert.deepEqual(await client.legal('t1'), { actions: [{ type: 'pass' }], version: 9 });
+      assert.deepEqual(await client.legal('t1'), { actions: [], version: 10 });
+      await client.legalStep('t1', { type: 'place' });
+    } finally {
+      await client.close();
+      server.close();
+    }
+    const asked = seen.filter((m) => m.t === 'legal').map(({ id: _id, ...fields }) => fields);
+    assert.deepEqual(asked, [
+      ...Array(4).fill({ t: 'legal', table: 't1', form: 'grid' }),
+      { t: 'legal', table: 't1', partial: { type: 'place' } },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-// The compact and grid forms of `legal` (protocol/README.md "Compact legal" and the grid
-// form after it): expanding groups and grids, reading a reply in whichever form it came,
+// The compact and grid forms of `legal` (protocol/README.md "Compact legal", "Grid
+// legal"): expanding groups and grids, reading a reply in whichever form it came,
 // and against a real hub, every game's reply in every form, read as it came, lists exactly
 // the plain actions.
 
@@ -15,7 +15,7 @@ import { sharedHub } from '../testing/shared_hub.js';
 const { connect } = sharedHub();
 
 const GAMES = Object.keys(JSON.parse(readFileSync(join(PROTOCOL_DIR, 'index.json'), 'utf8')).games);
-const FORMS = ['plain', 'compact'];
+const FORMS = ['plain', 'compact', 'grid'];
 
 /** The actions as sorted canonical JSON: equal for the same actions in any order. */
 const keys = (actions) => actions.map(canonicalJSON).sort();
@@ -100,13 +100,17 @@ describe('compact legal', () => {
 });
 
 describe('legal against a hub', () => {
-  it('9-tower: the compact groups and client.legal() expand to the plain list, round after round', async () => {
+  it('9-tower: the grids, the compact groups and client.legal() expand to the plain list, round after round', async () => {
     const alice = await connect('alice');
     const table = await alice.createTable('nmbr9', 1, { seed: 5 });
     await alice.join(table);
     for (let round = 1; round <= 6; round++) {
+      const grid = await alice.requestWithRetry('legal', { table, form: 'grid' });
       const compact = await alice.requestWithRetry('legal', { table, form: 'compact' });
       const plain = await alice.requestWithRetry('legal', { table });
+      assert.ok(grid.grids.length > 0 && !('groups' in grid) && !('actions' in grid));
+      assert.ok(grid.grids.every((g) => /^[0-9a-f]+$/.test(g.bits)));
+      assert.deepEqual(keys(expandGrids(grid.grids)), keys(plain.actions));
       assert.ok(compact.groups.length > 0 && !('actions' in compact));
       assert.deepEqual(keys(expandGroups(compact.groups)), keys(plain.actions));
       const { actions, version } = await alice.legal(table);
