@@ -15,6 +15,8 @@ A die's ``at`` is ``None`` (unplaced), a slot (``"A3"``, ``"D3t"``, ``"D3c"``, `
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 from tablehub.server.games.termite import data
@@ -69,12 +71,16 @@ def room_accepts_die(player: Player, room: int, value: int) -> str | None:
     all of one value)."""
     if room < 0 or room >= len(player["rooms"]):
         return f"you have no room {room + 1}"
-    dice = room_dice(player, room)
-    if len(dice) >= data.ROOM_DICE:
+    return room_refusal(room, [player["dice"][i]["value"] for i in room_dice(player, room)], value)
+
+
+def room_refusal(room: int, values: list[int], value: int) -> str | None:
+    """:func:`room_accepts_die` for a room whose dice show ``values``."""
+    if len(values) >= data.ROOM_DICE:
         return f"room {room + 1} already holds {data.ROOM_DICE} dice"
-    for i in dice:
-        if player["dice"][i]["value"] != value:
-            return f"room {room + 1} holds dice showing {player['dice'][i]['value']}, not {value}"
+    for held in values:
+        if held != value:
+            return f"room {room + 1} holds dice showing {held}, not {value}"
     return None
 
 
@@ -279,7 +285,9 @@ def column_heights(wall: list[list[str | None]]) -> list[int]:
     return heights
 
 
-def drop_cells(wall: list[list[str | None]], cells: list[Cell], column: int) -> list[Cell] | None:
+def drop_cells(
+    wall: list[list[str | None]], cells: Sequence[Cell], column: int
+) -> list[Cell] | None:
     """Where a piece lands when dropped straight down with its left edge in ``column``
     (the short form of a placement, without a ``row``: like Tetris, resting on the floor
     or on cubes); None if it sticks out of the wall's sides or top."""
@@ -297,7 +305,7 @@ def drop_cells(wall: list[list[str | None]], cells: list[Cell], column: int) -> 
 
 
 def fit_cells(
-    wall: list[list[str | None]], cells: list[Cell], column: int, row: int
+    wall: list[list[str | None]], cells: Sequence[Cell], column: int, row: int
 ) -> list[Cell] | None:
     """The cells a piece covers with its bounding box's lower-left corner at ``(column,
     row)``, or None if it may not go there (docs/games/termite.md "How a wall piece is
@@ -315,14 +323,62 @@ def fit_cells(
     return placed
 
 
-def fit_positions(wall: list[list[str | None]], cells: list[Cell]) -> list[tuple[int, int]]:
+def fit_positions(wall: list[list[str | None]], cells: Sequence[Cell]) -> list[tuple[int, int]]:
     """Every ``(column, row)`` where ``fit_cells`` accepts the piece, by row then column."""
-    return [
+    return list(spots(wall, cells)[1])
+
+
+Spots = tuple[tuple[int, ...], tuple[tuple[int, int], ...]]
+"""Where a piece may go in a wall: the columns ``drop_cells`` accepts, ascending, and the
+``(column, row)`` places ``fit_cells`` accepts, by row then column."""
+
+
+def wall_mask(wall: list[list[str | None]]) -> int:
+    """The wall's cubes as bits: cell ``(x, y)`` is bit ``y * WALL_WIDTH + x``."""
+    mask = 0
+    for y, row in enumerate(wall):
+        for x, cell in enumerate(row):
+            if cell is not None:
+                mask |= 1 << (y * data.WALL_WIDTH + x)
+    return mask
+
+
+def spots(wall: list[list[str | None]], cells: Sequence[Cell]) -> Spots:
+    """Where a piece may go in ``wall`` (:data:`Spots`), kept per wall and shape: a
+    wall changes only when something is built, and a staged ``legal`` asks the same
+    wall for each of its steps."""
+    return wall_spots(wall_mask(wall), tuple(cells))
+
+
+@functools.lru_cache(maxsize=4096)
+def wall_spots(mask: int, cells: tuple[Cell, ...]) -> Spots:
+    """:func:`spots` of the wall whose cubes are ``mask`` (:func:`wall_mask`), by bits:
+    a place is free when the piece's bits miss the wall's, and it rests when one of
+    them is on the bottom row or right above a cube."""
+    width, height = data.WALL_WIDTH, data.WALL_HEIGHT
+    heights = [0] * width
+    for y in range(height):
+        for x in range(width):
+            if mask >> (y * width + x) & 1:
+                heights[x] = y + 1
+    right = max(x for x, _ in cells)
+    drops = tuple(
+        column
+        for column in range(width - right)
+        if max(0, *(heights[column + x] - y for x, y in cells)) + max(y for _, y in cells) < height
+    )
+    low_x, low_y = min(x for x, _ in cells), min(y for _, y in cells)
+    piece = 0
+    for x, y in cells:
+        piece |= 1 << ((y - low_y) * width + x - low_x)
+    resting = (1 << width) - 1 | mask << width
+    fits = tuple(
         (x, y)
-        for y in range(data.WALL_HEIGHT)
-        for x in range(data.WALL_WIDTH)
-        if fit_cells(wall, cells, x, y) is not None
-    ]
+        for y in range(-low_y, height - max(y for _, y in cells))
+        for x in range(-low_x, width - right)
+        if not (placed := piece << ((y + low_y) * width + x + low_x)) & mask and placed & resting
+    )
+    return drops, fits
 
 
 def full_rows(wall: list[list[str | None]]) -> list[int]:

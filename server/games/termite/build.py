@@ -10,6 +10,7 @@ Completed rows stay; each newly completed row gives one bonus marker (a ``bonus`
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from tablehub.server.games.base import Action, Event, IllegalAction, State
@@ -37,22 +38,19 @@ def trade_sources(state: State, seat: int) -> list[str]:
     return board.stake_card_sources(state)
 
 
-_CUBE: list[board.Cell] = [(0, 0)]
+CUBE: tuple[board.Cell, ...] = ((0, 0),)
+"""The traded cube's shape: one cell."""
 
 
-def piece_spots(wall: list[list[str | None]], cells: list[board.Cell]) -> list[dict[str, int]]:
+def piece_spots(wall: list[list[str | None]], cells: Sequence[board.Cell]) -> list[dict[str, int]]:
     """Every way to name a piece's place: the drop form ``{"column"}`` for each column it
     drops into, and ``{"column", "row"}`` for each place it may rest."""
-    drops = [
-        {"column": x}
-        for x in range(data.WALL_WIDTH)
-        if board.drop_cells(wall, cells, x) is not None
-    ]
-    return drops + [{"column": x, "row": y} for x, y in board.fit_positions(wall, cells)]
+    drops, fits = board.spots(wall, cells)
+    return [{"column": x} for x in drops] + [{"column": x, "row": y} for x, y in fits]
 
 
 def place_piece(
-    wall: list[list[str | None]], cells: list[board.Cell], action: Action, what: str
+    wall: list[list[str | None]], cells: Sequence[board.Cell], action: Action, what: str
 ) -> list[board.Cell]:
     """The cells the action puts a piece on (``row`` given: that place; else the drop)."""
     column = field_int(action, "column")
@@ -77,7 +75,7 @@ def place_piece(
 
 def trade_take_options(state: State, task: Task) -> list[Action]:
     wall = state["players"][task["seat"]]["wall"]
-    spots = piece_spots(wall, _CUBE)
+    spots = piece_spots(wall, CUBE)
     return [
         {"type": "choose", "source": src, **spot}
         for src in trade_sources(state, task["seat"])
@@ -98,7 +96,7 @@ def trade_options(state: State, task: Task) -> list[Action]:
     blueprint; only offered when a cube can be taken and dropped into the wall."""
     seat = task["seat"]
     player = state["players"][seat]
-    if not board.fit_positions(player["wall"], _CUBE) or not trade_sources(state, seat):
+    if not board.fit_positions(player["wall"], CUBE) or not trade_sources(state, seat):
         return []
     out: list[Action] = []
     items = sorted(_cube_items(player).items())
@@ -205,7 +203,7 @@ def resolve_trade_take(
             f"you cannot take from {source}: the traded cube comes from a face-up stake card,"
             " not a main stake"
         )
-    [(column, row)] = place_piece(player["wall"], _CUBE, action, "the cube")
+    [(column, row)] = place_piece(player["wall"], CUBE, action, "the cube")
     before = board.full_rows(player["wall"])
     colour = board.take_from_source(state, source)
     player["wall"][row][column] = colour

@@ -47,16 +47,25 @@ def check_slot(state: State, seat: int, kind: str, value: int, slot: str) -> tup
     if card in ("Dt", "Dc"):
         return None
     holder = board.slot_die(state, slot)
+    reason = _taken(state, slot, kind, holder)
+    if reason is not None:
+        raise IllegalAction(reason)
+    return holder
+
+
+def _taken(state: State, slot: str, kind: str, holder: tuple[int, int] | None) -> str | None:
+    """Why a die of ``kind`` may not go to the A/C/E/G ``slot`` that ``holder`` (owner,
+    index) holds; None when it may (a free slot, or a soldier bumping a worker)."""
     if holder is None:
         return None
     owner, index = holder
     if owner < 0:
-        raise IllegalAction(f"slot {slot} is blocked by a neutral die")
+        return f"slot {slot} is blocked by a neutral die"
     if kind != "soldier":
-        raise IllegalAction(f"slot {slot} is taken; only a soldier may bump a worker")
+        return f"slot {slot} is taken; only a soldier may bump a worker"
     if state["players"][owner]["dice"][index]["kind"] == "soldier":
-        raise IllegalAction(f"slot {slot} holds a soldier, which cannot be bumped")
-    return holder
+        return f"slot {slot} holds a soldier, which cannot be bumped"
+    return None
 
 
 def apply_place(state: State, seat: int, action: Action, rng: Rng, events: list[Event]) -> None:
@@ -142,33 +151,47 @@ def next_turn(state: State, rng: Rng, events: list[Event]) -> None:
         state["day"]["current"] = seat
 
 
-def _slots_for(value: int) -> list[str]:
-    return [f"{c}{value}" for c in SINGLE] + [f"D{value}t", f"D{value}c"]
-
-
 class Slots:
-    """Which slots accept a die of ``seat`` of a given kind and value (cached per pair)."""
+    """Which slots accept a die of ``seat`` of a given kind and value (cached per pair),
+    by :func:`check_slot`'s rules read from one pass over the dice: who holds each slot
+    and the values of the dice in each of the seat's rooms."""
 
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
         self.player = state["players"][seat]
         self.cache: dict[tuple[str, int], list[str]] = {}
+        self.holders: dict[str, tuple[int, int]] = {}
+        """The die ``board.slot_die`` finds on each slot (neutral first, then by seat)."""
+        for i, d in enumerate(state["neutral"]):
+            self.holders.setdefault(d["at"], (-1, i))
+        for s, p in enumerate(state["players"]):
+            for i, d in enumerate(p["dice"]):
+                self.holders.setdefault(d["at"], (s, i))
+        self.rooms: list[list[int]] = [[] for _ in self.player["rooms"]]
+        """The values of the seat's dice in each of its rooms."""
+        for d in self.player["dice"]:
+            room = board.parse_slot(d["at"]) if isinstance(d["at"], str) else None
+            if room is not None and room[0] == "R" and room[1] < len(self.rooms):
+                self.rooms[room[1]].append(d["value"])
 
     def __call__(self, kind: str, value: int) -> list[str]:
         key = (kind, value)
-        if key not in self.cache:
-            out = []
-            for slot in _slots_for(value):
-                try:
-                    check_slot(self.state, self.seat, kind, value, slot)
-                except IllegalAction:
-                    continue
-                out.append(slot)
-            rooms = range(len(self.player["rooms"]))
-            out += [f"R{r}" for r in rooms if board.room_accepts_die(self.player, r, value) is None]
+        out = self.cache.get(key)
+        if out is None:
+            out = [
+                slot
+                for slot in (f"{card}{value}" for card in SINGLE)
+                if _taken(self.state, slot, kind, self.holders.get(slot)) is None
+            ]
+            out += [f"D{value}t", f"D{value}c"]
+            out += [
+                f"R{r}"
+                for r, values in enumerate(self.rooms)
+                if board.room_refusal(r, values, value) is None
+            ]
             self.cache[key] = out
-        return self.cache[key]
+        return out
 
     def die_can_go(self, die: int, helpers: bool) -> bool:
         """Whether ``place_options`` lists anything for this die (without listing it)."""
