@@ -23,9 +23,10 @@ first setup tile of each seat are public; see ``views.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import chain
 from typing import Any, TypedDict
 
-from tablehub.server.games.base import Action, Event, IllegalAction, State, Status
+from tablehub.server.games.base import Action, Event, IllegalAction, LegalGroup, State, Status
 from tablehub.server.games.completto.rules import (
     Row,
     complete,
@@ -199,14 +200,81 @@ def legal(state: State, seat: int) -> list[Action]:
     actions: list[Action] = []
     if state["pool"]:
         actions.append({"type": "take", "source": "pool"})
-    for number in _faceup_numbers(state["pool_up"]):
-        actions.append({"type": "take", "source": "faceup", "number": number})
-    for src, cell in enumerate(row):
-        if cell["n"] is None:
-            for dst in range(len(row)):
-                if dst != src:
-                    actions.append({"type": "move", "from": src, "to": dst})
+    actions += (
+        {"type": "take", "source": "faceup", "number": number}
+        for number in _faceup_numbers(state["pool_up"])
+    )
+    ends = range(len(row))
+    actions += (
+        {"type": "move", "from": src, "to": dst}
+        for src, cell in enumerate(row)
+        if cell["n"] is None
+        for dst in ends
+        if dst != src
+    )
     return actions
+
+
+def legal_compact(state: State, seat: int) -> list[LegalGroup]:
+    """:func:`legal` in the compact form (protocol/README.md "Compact legal";
+    ``Game.compact_choices``): inserting and placing, ``pos, reading`` varying; taking a
+    face-up tile, its ``number``; moving, one group per face-down tile (``from``) with
+    the positions it may go to (``to``); a single action (drawing from the face-down
+    pool, discarding) as a group whose one varying field is its ``source`` or ``type``."""
+    row = state["rows"][seat]
+    if state["phase"] == "setup":
+        spots = insertions(row, state["setup_tiles"][seat][0])
+        return [_spots_group("insert", spots)]
+    hand = state["hand"]
+    if hand is not None:
+        spots = placements(row, hand["tile"])
+        if not spots:
+            return [{"fixed": {}, "fields": ["type"], "values": ["discard"]}]
+        return [_spots_group("place", spots)]
+    groups: list[LegalGroup] = []
+    if state["pool"]:
+        groups.append({"fixed": {"type": "take"}, "fields": ["source"], "values": ["pool"]})
+    numbers = _faceup_numbers(state["pool_up"])
+    if numbers:
+        groups.append(
+            {"fixed": {"type": "take", "source": "faceup"}, "fields": ["number"], "values": numbers}
+        )
+    ends = len(row)
+    if ends > 1:
+        groups += (
+            {
+                "fixed": {"type": "move", "from": src},
+                "fields": ["to"],
+                "values": [*range(src), *range(src + 1, ends)],
+            }
+            for src, cell in enumerate(row)
+            if cell["n"] is None
+        )
+    return groups
+
+
+def _spots_group(kind: str, spots: list[list[int]]) -> LegalGroup:
+    """The ``insert`` or ``place`` actions at ``spots`` (``[pos, reading]``) as one group."""
+    return {
+        "fixed": {"type": kind},
+        "fields": ["pos", "reading"],
+        "values": list(chain.from_iterable(spots)),
+    }
+
+
+def legal_basis(state: State, seat: int) -> tuple[object, ...]:
+    """What the legal actions of a seat depend on (``Game.legal_basis``).  During setup:
+    the round and how many setup tiles the seat has still to insert (its row and its
+    next tile change only when it inserts; the others inserting at the same time change
+    neither).  In play: the turn and the tile in hand (only the seat whose turn it is
+    acts, and every turn counts in ``turn``).  Finished: nothing to do."""
+    phase = state["phase"]
+    if phase == "setup":
+        return phase, state["round"], len(state["setup_tiles"][seat])
+    if phase == "play":
+        hand = state["hand"]
+        return phase, state["turn"], None if hand is None else hand["tile"]
+    return (phase,)
 
 
 def _faceup_numbers(pool_up: list[int]) -> list[int]:

@@ -89,24 +89,46 @@ def insert_problem(row: Row, pos: int, number: int) -> str | None:
     )
 
 
+def gap(row: Row, number: int) -> tuple[int, int] | None:
+    """Where ``number`` fits between the face-up numbers: the indices of the face-up tile
+    nearest below it and nearest above it (-1 and ``len(row)`` when there is none), or
+    None when a face-up tile shows ``number`` itself.  The face-up readings ascend, so
+    these two are the ones the rules of :func:`place_problem` and :func:`insert_problem`
+    compare with at every position between them, and at no other position."""
+    below, above = -1, len(row)
+    for index, cell in enumerate(row):
+        shown = cell["n"]
+        if shown is None:
+            continue
+        if shown > number:
+            above = index
+            break
+        if shown == number:
+            return None
+        below = index
+    return below, above
+
+
 def placements(row: Row, tile: int) -> list[list[int]]:
-    """Every legal ``[pos, reading]`` for ``tile`` replacing a face-down tile."""
+    """Every legal ``[pos, reading]`` for ``tile`` replacing a face-down tile (the
+    positions where :func:`place_problem` finds none), sorted."""
     out: list[list[int]] = []
     for number in readings(tile):
-        for pos, cell in enumerate(row):
-            if cell["n"] is None and place_problem(row, pos, number) is None:
-                out.append([pos, number])
+        fits = gap(row, number)
+        if fits is not None:
+            out += ([pos, number] for pos in range(fits[0] + 1, fits[1]) if row[pos]["n"] is None)
     out.sort()
     return out
 
 
 def insertions(row: Row, tile: int) -> list[list[int]]:
-    """Every legal ``[pos, reading]`` for inserting ``tile`` during setup."""
+    """Every legal ``[pos, reading]`` for inserting ``tile`` during setup (the positions
+    where :func:`insert_problem` finds none), sorted."""
     out: list[list[int]] = []
     for number in readings(tile):
-        for pos in range(len(row) + 1):
-            if insert_problem(row, pos, number) is None:
-                out.append([pos, number])
+        fits = gap(row, number)
+        if fits is not None:
+            out += ([pos, number] for pos in range(fits[0] + 1, fits[1] + 1))
     out.sort()
     return out
 
