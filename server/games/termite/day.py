@@ -215,21 +215,21 @@ def place_options(state: State, seat: int, dice: list[int], helpers: bool = True
     actions: list[Action] = []
     for i in dice:
         d = player["dice"][i]
-        for slot in slots(d["kind"], d["value"]):
-            actions.append({"type": "place_die", "die": i, "slot": slot})
+        actions += [
+            {"type": "place_die", "die": i, "slot": slot} for slot in slots(d["kind"], d["value"])
+        ]
         if not helpers:
             continue
-        for h in free:
-            if h == i:
-                continue
-            for value in range(1, 7):
-                for slot in slots(d["kind"], value):
-                    act: dict[str, Any] = {"type": "place_die", "die": i, "slot": slot, "helper": h}
-                    if slot[0] == "R":
-                        act["value"] = value
-                    elif value != int(slot[1]):
-                        continue
-                    actions.append(act)
+        # With a helper the die takes any value: a room's (named), or the slot's own.
+        helped = [(slot, value) for value in range(1, 7) for slot in slots(d["kind"], value)]
+        actions += [
+            {"type": "place_die", "die": i, "slot": slot, "helper": h, "value": value}
+            if slot[0] == "R"
+            else {"type": "place_die", "die": i, "slot": slot, "helper": h}
+            for h in free
+            if h != i
+            for slot, value in helped
+        ]
     return actions
 
 
