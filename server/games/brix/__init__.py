@@ -24,7 +24,15 @@ from __future__ import annotations
 from tablehub.server.games.base import Game
 from tablehub.server.games.brix import howto
 from tablehub.server.games.brix.bot import LEVELS, strong_action
-from tablehub.server.games.brix.engine import MOVES, OPTIONS, legal, setup, status
+from tablehub.server.games.brix.engine import (
+    MOVES,
+    OPTIONS,
+    legal,
+    legal_basis,
+    legal_compact,
+    setup,
+    status,
+)
 from tablehub.server.games.brix.views import view
 
 HELP = """\
@@ -68,6 +76,8 @@ GAME = Game(
     initial=setup,
     moves=MOVES,
     choices=legal,
+    compact_choices=legal_compact,
+    legal_basis=legal_basis,
     view=view,
     status=status,
     bot_action=strong_action,

@@ -40,7 +40,17 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from tablehub.server.games.base import Action, Event, IllegalAction, Result, State, Status, clone
+from tablehub.server.games.base import (
+    Action,
+    Event,
+    IllegalAction,
+    LegalGroup,
+    Result,
+    State,
+    Status,
+    clone,
+)
+from tablehub.server.games.brix.masks import Frame
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -138,6 +148,10 @@ def status(state: State) -> Status:
 # -- legal actions ------------------------------------------------------------------
 
 
+VARIANTS = tuple((o, f) for o in (0, 1) for f in FACES)
+"""The four ways to lay a brick at a position: the orange end and the face."""
+
+
 def place_action(pos: Pos, orange: int, face: str) -> Action:
     x, y, d = pos
     return {"type": "place", "x": x, "y": y, "dir": d, "orange": orange, "face": face}
@@ -161,29 +175,62 @@ def origin(brick: dict[str, Any]) -> Pos:
 
 def legal(state: State, seat: int) -> list[Action]:
     """Exactly the placements or moves the move table accepts from the seat to act
-    (docs/games/brix.md "Placing", "Move phase").
+    (docs/games/brix.md "Placing", "Move phase"), positions by (y, x, dir).
 
     Moves whose removal collapses the wall are legal (the mover loses at once) and are
     listed after every safe move, so a bot or a hint may prefer the safe ones.  Draw
     offers are always available but not listed (nor is ``resign``, as in every game).
     """
-    wall = Wall.from_bricks(state["bricks"])
-    variants = [(o, f) for o in (0, 1) for f in FACES]
+    frame = Frame(state["bricks"])
     if state["supply"] > 0:
-        return [place_action(pos, o, f) for pos in wall.positions() for o, f in variants]
+        return [
+            {"type": "place", "x": x, "y": y, "dir": d, "orange": o, "face": f}
+            for x, y, d in frame.placing().positions(0)
+            for o, f in VARIANTS
+        ]
     safe: list[Action] = []
     losing: list[Action] = []
-    for brick in state["bricks"]:
-        bid = brick["id"]
-        if bid == state["locked"]:
-            continue
-        into = losing if wall.collapse_if_removed(bid) else safe
-        rest = wall.without(bid)
-        here = origin(brick)
-        for pos in rest.positions():
-            if pos != here:
-                into.extend(move_action(bid, pos, o, f) for o, f in variants)
+    walls = frame.takings(state["locked"])
+    for k, bid in enumerate(walls.tags):
+        (losing if frame.collapses(bid) else safe).extend(
+            {"type": "move", "brick": bid, "x": x, "y": y, "dir": d, "orange": o, "face": f}
+            for x, y, d in walls.positions(k)
+            for o, f in VARIANTS
+        )
     return safe + losing
+
+
+def legal_compact(state: State, seat: int) -> list[LegalGroup]:
+    """:func:`legal` in the compact form (protocol/README.md "Compact legal";
+    ``Game.compact_choices``): one group per direction, orange end and face with
+    positions -- placing: ``x, y`` varying; moving: ``brick, x, y``, every brick the
+    mover may take (its collapsing moves too) in the order of the wall, its positions by
+    (y, x).  The four groups of a direction share one list of values."""
+    frame = Frame(state["bricks"])
+    if state["supply"] > 0:
+        kind, fields = "place", ["x", "y"]
+        flat, upright = frame.placing().values(tagged=False)
+    else:
+        kind, fields = "move", ["brick", "x", "y"]
+        flat, upright = frame.takings(state["locked"]).values(tagged=True)
+    return [
+        {
+            "fixed": {"type": kind, "dir": d, "orange": o, "face": f},
+            "fields": fields,
+            "values": values,
+        }
+        for d, values in (("h", flat), ("v", upright))
+        if values
+        for o, f in VARIANTS
+    ]
+
+
+def legal_basis(state: State, seat: int) -> tuple[int, bool]:
+    """What the legal actions of a seat depend on (``Game.legal_basis``): the wall, the
+    supply and the locked brick change with every place and move, which count
+    ``turn``; and the game must go on (a resignation or an agreed draw ends it without
+    a turn).  A draw offer changes neither."""
+    return state["turn"], state["result"] is None
 
 
 # -- apply --------------------------------------------------------------------------

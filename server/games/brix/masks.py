@@ -1,0 +1,315 @@
+"""Where a brick may go, for every position at once (docs/games/brix.md "Placing",
+"Move phase"): the positions ``legal`` lists, as bit masks.
+
+Theory of operation.  ``legal`` needs the positions of a brick on the wall (placing) and
+on the wall without each brick the mover may take (moving): up to sixty walls a turn.
+:meth:`Wall.positions` tries them cell by cell; here a wall is one integer, bit
+``y * STRIDE + x - x0`` for cell ``(x, y)``, in a frame whose column 0 lies ``MARGIN``
+columns left of the wall.  The wall is at most ``MAX_WIDTH`` (8) columns wide and a brick
+that touches it lies within two columns of it, so frame columns 1..12 hold every position
+and columns 0 and 13..15 stay empty: a shift by one column never carries a taken cell
+into the next row.  With ``free`` the cells not taken (an infinite mask: ``~taken``),
+``held`` the cells that stand on the ground or on a taken cell and ``near`` the cells
+with a taken edge neighbour, the horizontal positions (their left cell's bit) are::
+
+    free & free >> 1 & held & held >> 1 & (near | near >> 1) & (columns the width allows)
+
+and the vertical ones (their lower cell's bit; the upper cell rests on it)::
+
+    free & free >> STRIDE & held & (near | near >> STRIDE) & (columns the width allows)
+
+-- the placement rules of :meth:`Wall.placement_error` for all positions at once.  A
+position's start cell lies at most one row above the wall's top, so ``held`` bounds
+every mask.
+
+The walls without each brick the mover may take are worked out together: each in a
+slot of ``rows`` frame rows, slot ``k`` at bit ``k * rows * STRIDE`` of one integer
+(:class:`Walls`), the wall's cells repeated into every slot (a multiplication) and the
+taken brick's cells cleared in its own slot.  The two rows above a wall's top stay empty
+in every slot (``rows`` is the top row plus four), so no shift carries a cell into the
+next slot where it could count: the formulas above run once for every wall.  A slot's
+width limit is the whole wall's unless taking its brick empties an outer column.
+
+:meth:`Walls.values` reads the positions back as lists of ``[brick,] x, y`` values with
+no Python step per position: each bit of the masks spread to a byte (0 or 255) selects,
+by ``&``, the bytes of an integer that holds every bit's value plus ``FLIP``; deleting
+the zero bytes leaves the chosen ones in order, read back as signed bytes.  That needs
+every value within -127..127; a wall that drifted further (the move phase may move it
+one column a turn, without end) is read position by position.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from functools import cache, lru_cache
+from typing import Any
+
+from tablehub.server.games.brix.wall import FIRST_COLUMNS, MAX_WIDTH, Pos
+
+STRIDE = 16
+"""Bits per row of the frame."""
+MARGIN = 3
+"""Frame columns left of the wall's first column."""
+GROUND = (1 << STRIDE) - 1
+"""Row 0: every cell of it stands on the ground."""
+FLIP = 128
+"""Added to a value stored as a byte (so none is 0), taken off when read back."""
+_SPREAD = bytes.maketrans(b"01", b"\x00\xff")
+_UNFLIP = bytes((b + FLIP) % 256 for b in range(256))
+
+Brick = tuple[int, int, int, bool, int]
+"""A brick in the frame: its id, its cells' bits, its start (left or lower) cell's bit,
+whether it lies flat (horizontally) and its start cell's frame column."""
+
+
+class Walls:
+    """The positions of a brick on one or more walls side by side (module docstring):
+    ``x0`` the wall's column of frame column 0, ``rows`` the rows of a slot, ``tags``
+    what each slot is for (the brick taken out; 0 when placing), and the masks of the
+    horizontal (``h``) and vertical (``v``) positions, slot after slot."""
+
+    __slots__ = ("h", "rows", "tags", "v", "x0")
+
+    def __init__(self, x0: int, rows: int, tags: list[int], h: int, v: int) -> None:
+        self.x0 = x0
+        self.rows = rows
+        self.tags = tags
+        self.h = h
+        self.v = v
+
+    def positions(self, k: int) -> list[Pos]:
+        """The positions of slot ``k``, sorted by (y, x, dir) as :meth:`Wall.positions`."""
+        size = self.rows * STRIDE
+        everything = (1 << size) - 1
+        h = self.h >> (k * size) & everything
+        v = self.v >> (k * size) & everything
+        x0 = self.x0
+        both = h | v
+        out: list[Pos] = []
+        while both:
+            low = both & -both
+            y, column = divmod(low.bit_length() - 1, STRIDE)
+            if h & low:
+                out.append((x0 + column, y, "h"))
+            if v & low:
+                out.append((x0 + column, y, "v"))
+            both ^= low
+        return out
+
+    def values(self, tagged: bool) -> tuple[list[int], list[int]]:
+        """The values of the horizontal positions and of the vertical ones: ``tag, x, y``
+        (``tagged``) or ``x, y`` for each, slot after slot, each slot's by (y, x)."""
+        x0, rows, tags = self.x0, self.rows, self.tags
+        if not -FLIP < x0 <= FLIP - STRIDE:
+            return self._values_one_by_one(tagged)
+        size = rows * STRIDE
+        slots = 2 * len(tags)  # the horizontal masks' slots, then the vertical ones'
+        tables = [_x_table(x0, rows, slots), _y_table(rows, slots)]
+        if tagged:
+            tables.insert(0, _tag_table(size, tuple(tags)))
+        flat = self.h.bit_count() * len(tables)
+        spread = format(self.h | self.v << (slots // 2 * size), "b")[::-1].encode()
+        spread = spread.translate(_SPREAD)
+        chosen = int.from_bytes(spread, "little")
+        parts = [
+            (table & chosen).to_bytes(len(spread), "little").translate(None, b"\0")
+            for table in tables
+        ]
+        joined = bytearray(len(tables) * len(parts[0]))
+        for i, part in enumerate(parts):
+            joined[i :: len(tables)] = part
+        values = array("b", joined.translate(_UNFLIP)).tolist()
+        return values[:flat], values[flat:]
+
+    def _values_one_by_one(self, tagged: bool) -> tuple[list[int], list[int]]:
+        """:meth:`values`, position by position (a wall beyond bytes' reach)."""
+        flat: list[int] = []
+        upright: list[int] = []
+        for k, tag in enumerate(self.tags):
+            for x, y, d in self.positions(k):
+                into = flat if d == "h" else upright
+                if tagged:
+                    into.append(tag)
+                into += (x, y)
+        return flat, upright
+
+
+class Frame:
+    """A wall in its frame: ``x0`` (the wall's column of frame column 0), the taken
+    cells, the cells per frame column, ``rows`` (the wall's top row plus four: a slot
+    of :class:`Walls`) and the bricks (:data:`Brick`) in the order of the state."""
+
+    __slots__ = ("bricks", "columns", "rows", "taken", "x0")
+
+    def __init__(self, bricks: Sequence[dict[str, Any]]) -> None:
+        self.x0 = x0 = min((brick["x"] for brick in bricks), default=0) - MARGIN
+        taken = 0
+        top = -1
+        columns = [0] * STRIDE
+        own: list[Brick] = []
+        for brick in bricks:
+            column, y = brick["x"] - x0, brick["y"]
+            start = 1 << (y * STRIDE + column)
+            flat = brick["dir"] == "h"
+            if flat:
+                cells = start | start << 1
+                columns[column] += 1
+                columns[column + 1] += 1
+            else:
+                cells = start | start << STRIDE
+                columns[column] += 2
+                y += 1
+            if y > top:
+                top = y
+            taken |= cells
+            own.append((brick["id"], cells, start, flat, column))
+        self.taken = taken
+        self.columns = columns
+        self.bricks = own
+        self.rows = top + 4
+
+    def placing(self) -> Walls:
+        """Where a new brick may go (:meth:`Wall.positions`); on an empty wall, a first
+        brick's positions (``x0`` is ``-MARGIN`` then)."""
+        if not self.taken:
+            return Walls(self.x0, self.rows, [0], *_FIRST)
+        lo, hi = _span(self.columns)
+        wide_h, wide_v = _WIDTHS[lo][hi]
+        every_row = _repeat(self.rows)
+        h, v = _positions(self.taken, GROUND, wide_h * every_row, wide_v * every_row)
+        return Walls(self.x0, self.rows, [0], h, v)
+
+    def takings(self, locked: int | None) -> Walls:
+        """Where each brick but ``locked`` may go on the wall without it, one slot per
+        brick in the order of the state (:meth:`Wall.without`, then
+        :meth:`Wall.positions`, its own position left out)."""
+        takers = [brick for brick in self.bricks if brick[0] != locked]
+        if not takers:
+            return Walls(self.x0, self.rows, [], 0, 0)
+        if len(self.bricks) == 1:
+            # a wall of one brick (the rules never leave one: moving starts at four): it
+            # may go where a first brick goes, but not where it lies
+            bid, _, start, flat, _ = takers[0]
+            h, v = _FIRST
+            if self.x0 + MARGIN >= 0:
+                here = ~(start << (self.x0 + MARGIN))
+                h, v = (h & here, v) if flat else (h, v & here)
+            return Walls(-MARGIN, self.rows, [bid], h, v)
+        columns, rows = self.columns, self.rows
+        size = rows * STRIDE
+        lo, hi = _span(columns)
+        wide_h, wide_v = _WIDTHS[lo][hi]
+        every_row = _repeat(rows * len(takers))
+        wider_h, wider_v = wide_h * every_row, wide_v * every_row
+        removed = own_h = own_v = 0
+        for k, (_, cells, start, flat, column) in enumerate(takers):
+            shift = k * size
+            removed |= cells << shift
+            if flat:
+                own_h |= start << shift
+                right = column + 1
+                emptied = (column == lo and columns[lo] == 1) or (right == hi and columns[hi] == 1)
+            else:
+                own_v |= start << shift
+                right = column
+                emptied = columns[column] == 2 and column in (lo, hi)
+            if emptied:
+                # the wall without it is narrower: its slot's width limit is its own
+                counts = columns.copy()
+                counts[column] -= 1
+                counts[right] -= 1
+                slot_lo, slot_hi = _span(counts)
+                slot_h, slot_v = _WIDTHS[slot_lo][slot_hi]
+                repeat = _repeat(rows)
+                wider_h ^= ((slot_h ^ wide_h) * repeat) << shift
+                wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
+        slots = _slots(size, len(takers))
+        h, v = _positions(self.taken * slots ^ removed, GROUND * slots, wider_h, wider_v)
+        return Walls(self.x0, rows, [brick[0] for brick in takers], h & ~own_h, v & ~own_v)
+
+    def collapses(self, brick: int) -> bool:
+        """Whether taking ``brick`` out leaves a cell hanging (:meth:`Wall.collapse_if_removed`)."""
+        cells = self.bricks[brick][1]
+        return cells << STRIDE & ~cells & self.taken != 0
+
+
+def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, int]:
+    """The masks of the horizontal and vertical positions on the walls of cells
+    ``taken`` (side by side in slots), ``ground`` their row 0s, the width limits'
+    columns ``wide_h`` and ``wide_v`` repeated in every row (module docstring)."""
+    free = ~taken
+    held = taken << STRIDE | ground
+    near = taken << 1 | taken >> 1 | taken << STRIDE | taken >> STRIDE
+    return (
+        free & free >> 1 & held & held >> 1 & (near | near >> 1) & wide_h,
+        free & free >> STRIDE & held & (near | near >> STRIDE) & wide_v,
+    )
+
+
+def _span(columns: list[int]) -> tuple[int, int]:
+    """The first and last frame column holding a cell."""
+    lo = next(c for c, n in enumerate(columns) if n)
+    hi = STRIDE - 1 - next(c for c, n in enumerate(reversed(columns)) if n)
+    return lo, hi
+
+
+def _widths(lo: int, hi: int) -> tuple[int, int]:
+    """The frame columns of one row where a horizontal and a vertical brick's start may
+    lie on a wall spanning frame columns ``lo..hi``, the wall staying at most
+    ``MAX_WIDTH`` wide."""
+    h = v = 0
+    for column in range(STRIDE - 1):
+        if max(hi, column + 1) - min(lo, column) < MAX_WIDTH:
+            h |= 1 << column
+        if max(hi, column) - min(lo, column) < MAX_WIDTH:
+            v |= 1 << column
+    return h, v
+
+
+_WIDTHS = [[_widths(lo, hi) for hi in range(STRIDE)] for lo in range(STRIDE)]
+
+
+@cache
+def _slots(size: int, count: int) -> int:
+    """Bit 0 of each of ``count`` slots of ``size`` bits."""
+    return sum(1 << (size * k) for k in range(count))
+
+
+@cache
+def _repeat(rows: int) -> int:
+    """Bit 0 of each of ``rows`` rows: a row's mask times this is that mask in every row."""
+    return sum(1 << (STRIDE * y) for y in range(rows))
+
+
+@lru_cache(maxsize=256)
+def _x_table(x0: int, rows: int, slots: int) -> int:
+    """Every bit's ``x`` plus ``FLIP`` as a byte, in ``slots`` slots of ``rows`` rows
+    whose frame column 0 is column ``x0``."""
+    return int.from_bytes(bytes(range(x0 + FLIP, x0 + FLIP + STRIDE)) * (rows * slots), "little")
+
+
+@lru_cache(maxsize=256)
+def _y_table(rows: int, slots: int) -> int:
+    """Every bit's row plus ``FLIP`` as a byte, in ``slots`` slots of ``rows`` rows."""
+    row_bytes = b"".join(bytes((y + FLIP,)) * STRIDE for y in range(rows))
+    return int.from_bytes(row_bytes * slots, "little")
+
+
+@lru_cache(maxsize=1024)
+def _tag_table(size: int, tags: tuple[int, ...]) -> int:
+    """Every bit's tag plus ``FLIP`` as a byte, in slots of ``size`` bits tagged
+    ``tags``, the horizontal masks' and then the vertical ones' (tags twice)."""
+    return int.from_bytes(b"".join(bytes((tag + FLIP,)) * size for tag in tags) * 2, "little")
+
+
+def _first() -> tuple[int, int]:
+    """The positions of the first brick (frame column 0 at ``-MARGIN``): on the ground
+    within columns 0..7."""
+    lo, hi = FIRST_COLUMNS
+    h = sum(1 << (x + MARGIN) for x in range(lo, hi))
+    v = sum(1 << (x + MARGIN) for x in range(lo, hi + 1))
+    return h, v
+
+
+_FIRST = _first()

@@ -1,0 +1,175 @@
+"""The wall duel's ``legal`` in both forms (docs/games/brix.md "Placing", "Move phase";
+protocol/README.md "Compact legal"): the bit masks give exactly the positions
+:meth:`Wall.positions` gives, on the wall and on the wall without each brick; the
+compact groups expand to exactly the plain list, each action once, in both phases;
+and two states with equal ``legal_basis`` give a seat the same legal actions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tablehub.protocol.legal import expand
+from tablehub.server.games.base import Action, State
+from tablehub.server.games.brix import GAME
+from tablehub.server.games.brix.engine import legal, legal_basis, legal_compact, origin
+from tablehub.server.games.brix.masks import Frame, Walls
+from tablehub.server.games.brix.wall import Wall
+from tests.server.games.brix.test_rules import GROUND, TOWER, Spec, make, play
+from tests.server.games.conformance import playout
+
+SHAPES: list[dict[str, Any]] = [
+    {},
+    {"bricks": 4},
+    {"bricks": 8, "move_limit": 60},
+    {"bricks": 6, "mode": "symbols_vs_colors"},
+    {"bricks": 6, "mode": "colors", "move_limit": 40},
+]
+"""Tables played out: the default supply, and short ones that reach the move phase."""
+
+
+def keys(actions: list[Action]) -> list[str]:
+    return sorted(json.dumps(action, sort_keys=True) for action in actions)
+
+
+def positions(options: dict[str, Any], seeds: range) -> list[State]:
+    """The positions before the end of playouts of tables with ``options``."""
+    return [
+        state
+        for seed in seeds
+        for state in playout(GAME, 2, seed, options, bot_share=0.4).states
+        if state["result"] is None
+    ]
+
+
+def check_masks(state: State) -> None:
+    """The positions of the masks are the wall's, on it and without each brick, read
+    back by :meth:`Walls.values` as by :meth:`Walls.positions`."""
+    bricks = state["bricks"]
+    wall = Wall.from_bricks(bricks)
+    frame = Frame(bricks)
+    placing = frame.placing()
+    assert placing.positions(0) == wall.positions()
+    check_values(placing)
+    walls = frame.takings(state["locked"])
+    assert walls.tags == [b["id"] for b in bricks if b["id"] != state["locked"]]
+    for k, bid in enumerate(walls.tags):
+        here = origin(bricks[bid])
+        assert walls.positions(k) == [p for p in wall.without(bid).positions() if p != here]
+        assert frame.collapses(bid) == bool(wall.collapse_if_removed(bid))
+    check_values(walls)
+
+
+def check_values(walls: Walls) -> None:
+    for tagged in (False, True):
+        flat: list[int] = []
+        upright: list[int] = []
+        for k, tag in enumerate(walls.tags):
+            for x, y, d in walls.positions(k):
+                (flat if d == "h" else upright).extend([tag, x, y] if tagged else [x, y])
+        assert walls.values(tagged) == (flat, upright)
+
+
+def check_compact(state: State) -> None:
+    seat = state["to_act"]
+    plain = legal(state, seat)
+    groups = legal_compact(state, seat)
+    for group in groups:
+        assert group["values"] and len(group["values"]) % len(group["fields"]) == 0
+    expanded = expand(groups)
+    assert keys(expanded) == keys(plain)
+    assert len(expanded) == len(plain) == len(set(keys(plain))), "each action once"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", SHAPES)
+def test_masks_and_compact_groups_over_playouts(options: dict[str, Any]) -> None:
+    states = positions(options, range(20))
+    moving = [state for state in states if state["supply"] == 0]
+    assert len(states) > 150
+    if options:
+        assert len(moving) > 20, "the short tables reach the move phase"
+    for state in states:
+        check_masks(state)
+        check_compact(state)
+
+
+@pytest.mark.parametrize(
+    "specs",
+    [[], [(3, 0, "h", 0, "xo")], GROUND, TOWER, [(0, 0, "v", 0, "xo"), (1, 0, "v", 1, "ox")]],
+)
+@pytest.mark.parametrize("supply", [True, False])
+def test_masks_and_compact_groups_on_small_walls(specs: list[Spec], supply: bool) -> None:
+    state = make(specs, bricks=len(specs) + 4 if supply else max(len(specs), 4))
+    state["supply"] = 4 if supply else 0
+    check_masks(state)
+    check_compact(state)
+
+
+def test_a_wall_far_from_column_0_and_eight_wide() -> None:
+    """The wall may drift in the move phase: a frame far left, and one whose width is at
+    the limit (no position beyond either end)."""
+    far = [(x - 500, 0, "h", 0, "xo") for x in (0, 2, 4, 6)] + [(-500, 1, "v", 1, "ox")]
+    for specs in (far, [(x + 700, y, d, o, f) for x, y, d, o, f in far]):
+        for supply in (4, 0):
+            state = make(specs, bricks=len(specs) + supply)
+            state["supply"] = supply
+            check_masks(state)
+            check_compact(state)
+
+
+def test_place_groups_name_direction_orange_and_face_with_x_y_varying() -> None:
+    state = make([(0, 0, "h", 0, "xo")], to_act=1)
+    groups = legal_compact(state, 1)
+    assert {json.dumps(g["fixed"], sort_keys=True) for g in groups} == {
+        json.dumps({"type": "place", "dir": d, "orange": o, "face": f}, sort_keys=True)
+        for d in "hv"
+        for o in (0, 1)
+        for f in ("xo", "ox")
+    }
+    assert all(g["fields"] == ["x", "y"] for g in groups)
+    flat = next(g for g in groups if g["fixed"]["dir"] == "h")
+    assert flat["values"] == [-2, 0, 2, 0, 0, 1]  # by (y, x)
+
+
+def test_move_groups_vary_brick_x_y_and_list_collapsing_moves_too() -> None:
+    state = make(TOWER, bricks=5, locked=3)
+    groups = legal_compact(state, 0)
+    assert all(g["fields"] == ["brick", "x", "y"] for g in groups)
+    expanded = expand(groups)
+    assert {"type": "move", "brick": 0, "x": 4, "y": 0, "dir": "h", "orange": 0, "face": "xo"} in (
+        expanded
+    )  # it collapses the wall: legal, and it loses
+    assert {a["brick"] for a in expanded} == {0, 1, 2, 4}  # 3 is locked
+
+
+def test_a_seat_that_need_not_act_gets_no_groups() -> None:
+    state = make(GROUND, to_act=1)
+    assert GAME.legal_groups(state, 0) == []
+    assert GAME.legal_groups(state, 1)
+
+
+@pytest.mark.slow
+def test_equal_bases_give_equal_legal_actions() -> None:
+    """Over playouts with draw offers between the moves: states of one table whose bases
+    are equal for a seat give it the same legal actions; a draw offer keeps the basis,
+    a resignation changes it."""
+    for options in SHAPES:
+        for seed in range(3):
+            states: list[State] = []
+            for state in playout(GAME, 2, seed, options, bot_share=0.5).states:
+                states.append(state)
+                if state["result"] is None and state["draw_offer"] is None:
+                    offered = play(state, {"type": "offer_draw"})
+                    assert legal_basis(offered, 0) == legal_basis(state, 0)
+                    states.append(offered)
+                    resigned, _ = GAME.apply(state, 1 - state["to_act"], {"type": "resign"})
+                    assert legal_basis(resigned, 0) != legal_basis(state, 0)
+                    states.append(resigned)
+            for seat in (0, 1):
+                seen: dict[object, list[str]] = {}
+                for state in states:
+                    actions = keys(GAME.legal_actions(state, seat))
+                    assert seen.setdefault(legal_basis(state, seat), actions) == actions
