@@ -11,9 +11,10 @@ without listing them all:
 * ``play_queen`` -- the cards that can be played; ``swarm`` then takes its ``dice`` one
   at a time, ascending; any other card from that card's options.
 
-Night choices are few: they are grouped from the full list.  Every answer is exactly
-what :func:`tablehub.server.games.base.group_step` gives from the full list (the tests
-walk both).
+At night a build and the traded cube are answered a field at a time from where the
+piece fits (``board.wall_spots``); the other night choices are few and are grouped from
+the full list.  Every answer is exactly what :func:`tablehub.server.games.staged.group_step`
+gives from the full list (the tests walk both), also for fields given odd values.
 """
 
 from __future__ import annotations
