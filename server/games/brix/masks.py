@@ -25,10 +25,13 @@ every mask.
 The walls without each brick the mover may take are worked out together: each in a
 slot of ``rows`` frame rows, slot ``k`` at bit ``k * rows * STRIDE`` of one integer
 (:class:`Walls`), the wall's cells repeated into every slot (a multiplication) and the
-taken brick's cells cleared in its own slot.  The two rows above a wall's top stay empty
-in every slot (``rows`` is the top row plus four), so no shift carries a cell into the
-next slot where it could count: the formulas above run once for every wall.  A slot's
-width limit is the whole wall's unless taking its brick empties an outer column.
+taken brick's cells cleared in its own slot; the formulas above run once for every
+wall.  The two rows above a wall's top stay empty in every slot (``rows`` is the top row
+plus three): a shift up carries an empty row into the next slot, and a shift down
+carries the next slot's ground row into a slot's top row only, where it can only make the
+upper cell of a vertical brick lying on the wall's top touch the wall -- which the brick
+does anyway, standing on it.  A slot's width limit is the whole wall's unless taking its
+brick empties an outer column.
 
 :meth:`Walls.values` reads the positions back as lists of ``[brick,] x, y`` values with
 no Python step per position: each bit of the masks spread to a byte (0 or 255) selects,
@@ -137,14 +140,15 @@ class Walls:
 
 class Frame:
     """A wall in its frame: ``x0`` (the wall's column of frame column 0), the taken
-    cells, the cells per frame column, ``rows`` (the wall's top row plus four: a slot
-    of :class:`Walls`) and the bricks (:data:`Brick`) in the order of the state."""
+    cells, the cells per frame column and the columns holding any (a mask), ``rows``
+    (the wall's top row plus three: a slot of :class:`Walls`) and the bricks
+    (:data:`Brick`) in the order of the state."""
 
-    __slots__ = ("bricks", "columns", "rows", "taken", "x0")
+    __slots__ = ("bricks", "columns", "rows", "taken", "used", "x0")
 
     def __init__(self, bricks: Sequence[dict[str, Any]]) -> None:
         self.x0 = x0 = min((brick["x"] for brick in bricks), default=0) - MARGIN
-        taken = 0
+        taken = used = 0
         top = -1
         columns = [0] * STRIDE
         own: list[Brick] = []
@@ -156,9 +160,11 @@ class Frame:
                 cells = start | start << 1
                 columns[column] += 1
                 columns[column + 1] += 1
+                used |= 3 << column
             else:
                 cells = start | start << STRIDE
                 columns[column] += 2
+                used |= 1 << column
                 y += 1
             if y > top:
                 top = y
@@ -166,16 +172,16 @@ class Frame:
             own.append((brick["id"], cells, start, flat, column))
         self.taken = taken
         self.columns = columns
+        self.used = used
         self.bricks = own
-        self.rows = top + 4
+        self.rows = top + 3
 
     def placing(self) -> Walls:
         """Where a new brick may go (:meth:`Wall.positions`); on an empty wall, a first
         brick's positions (``x0`` is ``-MARGIN`` then)."""
         if not self.taken:
             return Walls(self.x0, self.rows, [0], *_FIRST)
-        lo, hi = _span(self.columns)
-        wide_h, wide_v = _WIDTHS[lo][hi]
+        wide_h, wide_v = _widths_of(self.used)
         every_row = _repeat(self.rows)
         h, v = _positions(self.taken, GROUND, wide_h * every_row, wide_v * every_row)
         return Walls(self.x0, self.rows, [0], h, v)
@@ -198,8 +204,9 @@ class Frame:
             return Walls(-MARGIN, self.rows, [bid], h, v)
         columns, rows = self.columns, self.rows
         size = rows * STRIDE
-        lo, hi = _span(columns)
-        wide_h, wide_v = _WIDTHS[lo][hi]
+        used = self.used
+        ends = used & -used | 1 << (used.bit_length() - 1)
+        wide_h, wide_v = _widths_of(used)
         every_row = _repeat(rows * len(takers))
         wider_h, wider_v = wide_h * every_row, wide_v * every_row
         removed = own_h = own_v = 0
@@ -208,19 +215,14 @@ class Frame:
             removed |= cells << shift
             if flat:
                 own_h |= start << shift
-                right = column + 1
-                emptied = (column == lo and columns[lo] == 1) or (right == hi and columns[hi] == 1)
+                emptied = (columns[column] == 1) << column
+                emptied |= (columns[column + 1] == 1) << (column + 1)
             else:
                 own_v |= start << shift
-                right = column
-                emptied = columns[column] == 2 and column in (lo, hi)
-            if emptied:
+                emptied = (columns[column] == 2) << column
+            if emptied & ends:
                 # the wall without it is narrower: its slot's width limit is its own
-                counts = columns.copy()
-                counts[column] -= 1
-                counts[right] -= 1
-                slot_lo, slot_hi = _span(counts)
-                slot_h, slot_v = _WIDTHS[slot_lo][slot_hi]
+                slot_h, slot_v = _widths_of(used & ~emptied)
                 repeat = _repeat(rows)
                 wider_h ^= ((slot_h ^ wide_h) * repeat) << shift
                 wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
@@ -247,13 +249,6 @@ def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, 
     )
 
 
-def _span(columns: list[int]) -> tuple[int, int]:
-    """The first and last frame column holding a cell."""
-    lo = next(c for c, n in enumerate(columns) if n)
-    hi = STRIDE - 1 - next(c for c, n in enumerate(reversed(columns)) if n)
-    return lo, hi
-
-
 def _widths(lo: int, hi: int) -> tuple[int, int]:
     """The frame columns of one row where a horizontal and a vertical brick's start may
     lie on a wall spanning frame columns ``lo..hi``, the wall staying at most
@@ -268,6 +263,11 @@ def _widths(lo: int, hi: int) -> tuple[int, int]:
 
 
 _WIDTHS = [[_widths(lo, hi) for hi in range(STRIDE)] for lo in range(STRIDE)]
+
+
+def _widths_of(used: int) -> tuple[int, int]:
+    """:func:`_widths` for the wall whose columns holding a cell are the bits of ``used``."""
+    return _WIDTHS[(used & -used).bit_length() - 1][used.bit_length() - 1]
 
 
 @cache
