@@ -4,13 +4,15 @@ a fixed layout.
 Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
-act asks ``legal`` in the form its clients use -- the full list; for 9-tower the compact
-form (protocol/README.md "Compact legal": groups of flat ``x, y`` lists, what the
-clients ask for); for Termite Towers the staged form ("Staged legal") walked from ``{}``
-along one path of choices to a complete action, each step one call -- and the move
-that seat's bot plays there is applied once (``Game.apply``, the state left as it
-was).  The figures are CPU time per call (``process_time``: a machine shared with
-other work does not inflate them; a garbage collection does), median and p99:
+act asks ``legal`` in the form its clients use -- for 9-tower the compact form
+(protocol/README.md "Compact legal": groups of flat ``x, y`` lists, what the clients ask
+for); for the wall duel and the number row their compact form (groups of flat value
+lists: what they answer the clients' grid ask with too); for Termite Towers the staged
+form ("Staged legal") walked from ``{}`` along one path of choices to a complete action,
+each step one call -- and the move that seat's bot plays there is applied once
+(``Game.apply``, the state left as it was).  The figures are CPU time per call
+(``process_time``: a machine shared with other work does not inflate them; a garbage
+collection does), median and p99:
 
 * ``legal``: the game's answer (``legal_actions`` / ``legal_groups``, the compact
   form / ``legal_step``);
@@ -20,8 +22,8 @@ other work does not inflate them; a garbage collection does), median and p99:
 * ``apply``: one move in the same positions.
 
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
-median; the full list is printed beside the compact form for 9-tower and the staged
-form for Termite Towers.
+median; the full list is printed beside the compact form (9-tower, the wall duel, the
+number row) and the staged form (Termite Towers).
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -62,10 +64,13 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
 
 
 PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
+    ("brix", 2, {}, "compact"),
     ("brix", 2, {}, "full"),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "compact"),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),
     ("nmbr9", 2, {}, "compact"),
     ("nmbr9", 2, {}, "full"),
+    ("completto", 3, {}, "compact"),
     ("completto", 3, {}, "full"),
     ("termite", 2, {}, "staged"),
     ("termite", 2, {}, "full"),
