@@ -38,7 +38,8 @@ no Python step per position: each bit of the masks spread to a byte (0 or 255) s
 by ``&``, the bytes of an integer that holds every bit's value plus ``FLIP``; deleting
 the zero bytes leaves the chosen ones in order, read back as signed bytes.  That needs
 every value within -127..127; a wall that drifted further (the move phase may move it
-one column a turn, without end) is read position by position.
+one column a turn, without end) is read position by position, as are masks with at most
+``SPARSE`` positions (a placement's, mostly), where the bytes cost more than the steps.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ GROUND = (1 << STRIDE) - 1
 """Row 0: every cell of it stands on the ground."""
 FLIP = 128
 """Added to a value stored as a byte (so none is 0), taken off when read back."""
+SPARSE = 16
+"""At most this many positions are read back one by one: cheaper than through bytes."""
 _SPREAD = bytes.maketrans(b"01", b"\x00\xff")
 _UNFLIP = bytes((b + FLIP) % 256 for b in range(256))
 
@@ -103,17 +106,16 @@ class Walls:
     def values(self, tagged: bool) -> tuple[list[int], list[int]]:
         """The values of the horizontal positions and of the vertical ones: ``tag, x, y``
         (``tagged``) or ``x, y`` for each, slot after slot, each slot's by (y, x)."""
-        x0, rows, tags = self.x0, self.rows, self.tags
-        if not -FLIP < x0 <= FLIP - STRIDE:
-            return self._values_one_by_one(tagged)
+        x0, rows, tags, h, v = self.x0, self.rows, self.tags, self.h, self.v
+        flat = h.bit_count()
+        if flat + v.bit_count() <= SPARSE or not -FLIP < x0 <= FLIP - STRIDE:
+            return self._read(h, tagged), self._read(v, tagged)
         size = rows * STRIDE
         slots = 2 * len(tags)  # the horizontal masks' slots, then the vertical ones'
         tables = [_x_table(x0, rows, slots), _y_table(rows, slots)]
         if tagged:
             tables.insert(0, _tag_table(size, tuple(tags)))
-        flat = self.h.bit_count() * len(tables)
-        spread = format(self.h | self.v << (slots // 2 * size), "b")[::-1].encode()
-        spread = spread.translate(_SPREAD)
+        spread = format(h | v << (slots // 2 * size), "b")[::-1].encode().translate(_SPREAD)
         chosen = int.from_bytes(spread, "little")
         parts = [
             (table & chosen).to_bytes(len(spread), "little").translate(None, b"\0")
@@ -123,19 +125,22 @@ class Walls:
         for i, part in enumerate(parts):
             joined[i :: len(tables)] = part
         values = array("b", joined.translate(_UNFLIP)).tolist()
-        return values[:flat], values[flat:]
+        return values[: flat * len(tables)], values[flat * len(tables) :]
 
-    def _values_one_by_one(self, tagged: bool) -> tuple[list[int], list[int]]:
-        """:meth:`values`, position by position (a wall beyond bytes' reach)."""
-        flat: list[int] = []
-        upright: list[int] = []
-        for k, tag in enumerate(self.tags):
-            for x, y, d in self.positions(k):
-                into = flat if d == "h" else upright
-                if tagged:
-                    into.append(tag)
-                into += (x, y)
-        return flat, upright
+    def _read(self, mask: int, tagged: bool) -> list[int]:
+        """:meth:`values` of one mask, position by position (few positions, or a wall
+        beyond bytes' reach)."""
+        size, x0, tags = self.rows * STRIDE, self.x0, self.tags
+        values: list[int] = []
+        while mask:
+            low = mask & -mask
+            slot, bit = divmod(low.bit_length() - 1, size)
+            y, column = divmod(bit, STRIDE)
+            if tagged:
+                values.append(tags[slot])
+            values += (x0 + column, y)
+            mask ^= low
+        return values
 
 
 class Frame:

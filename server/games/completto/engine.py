@@ -239,17 +239,15 @@ def legal_compact(state: State, seat: int) -> list[LegalGroup]:
         groups.append(
             {"fixed": {"type": "take", "source": "faceup"}, "fields": ["number"], "values": numbers}
         )
-    ends = len(row)
-    if ends > 1:
-        groups += (
-            {
-                "fixed": {"type": "move", "from": src},
-                "fields": ["to"],
-                "values": [*range(src), *range(src + 1, ends)],
-            }
-            for src, cell in enumerate(row)
-            if cell["n"] is None
-        )
+    if len(row) > 1:
+        every = list(range(len(row)))
+        for src, cell in enumerate(row):
+            if cell["n"] is None:
+                others = every.copy()
+                del others[src]
+                groups.append(
+                    {"fixed": {"type": "move", "from": src}, "fields": ["to"], "values": others}
+                )
     return groups
 
 
