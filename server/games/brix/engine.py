@@ -50,7 +50,7 @@ from tablehub.server.games.base import (
     Status,
     clone,
 )
-from tablehub.server.games.brix.masks import Frame
+from tablehub.server.games.brix.masks import STRIDE, Frame
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -188,38 +188,48 @@ def legal(state: State, seat: int) -> list[Action]:
             for x, y, d in frame.placing().positions(0)
             for o, f in VARIANTS
         ]
-    safe: list[Action] = []
-    losing: list[Action] = []
-    walls = frame.takings(state["locked"])
-    for k, bid in enumerate(walls.tags):
-        (losing if frame.collapses(bid) else safe).extend(
-            {"type": "move", "brick": bid, "x": x, "y": y, "dir": d, "orange": o, "face": f}
-            for x, y, d in walls.positions(k)
-            for o, f in VARIANTS
-        )
-    return safe + losing
+    walls = frame.takings(state["locked"])  # the bricks taken without a collapse first
+    return [
+        {"type": "move", "brick": bid, "x": x, "y": y, "dir": d, "orange": o, "face": f}
+        for k, bid in enumerate(walls.tags)
+        for x, y, d in walls.positions(k)
+        for o, f in VARIANTS
+    ]
 
 
 def legal_compact(state: State, seat: int) -> list[LegalGroup]:
     """:func:`legal` in the compact form (protocol/README.md "Compact legal";
     ``Game.compact_choices``): one group per direction, orange end and face with
-    positions -- placing: ``x, y`` varying; moving: ``brick, x, y``, every brick the
-    mover may take (its collapsing moves too) in the order of the wall, its positions by
-    (y, x).  The four groups of a direction share one list of values."""
+    positions -- placing: ``x, y`` varying; moving: ``brick, x, y``, the bricks taken
+    without a collapse in groups before those of the collapsing moves, as :func:`legal`
+    lists them; each brick's positions by (y, x).  The four groups of a direction
+    (safe or collapsing) share one list of values."""
     frame = Frame(state["bricks"])
     if state["supply"] > 0:
         kind, fields = "place", ["x", "y"]
-        flat, upright = frame.placing().values(tagged=False)
+        walls = frame.placing()
     else:
         kind, fields = "move", ["brick", "x", "y"]
-        flat, upright = frame.takings(state["locked"]).values(tagged=True)
+        walls = frame.takings(state["locked"])
+    flat, upright = walls.values(tagged=kind == "move")
+    parts = [("h", flat), ("v", upright)]
+    if walls.safe < len(walls.tags):  # the collapsing moves' own groups, after the others
+        safe = (1 << (walls.safe * walls.rows * STRIDE)) - 1
+        cut_h = len(fields) * (walls.h & safe).bit_count()
+        cut_v = len(fields) * (walls.v & safe).bit_count()
+        parts = [
+            ("h", flat[:cut_h]),
+            ("v", upright[:cut_v]),
+            ("h", flat[cut_h:]),
+            ("v", upright[cut_v:]),
+        ]
     return [
         {
             "fixed": {"type": kind, "dir": d, "orange": o, "face": f},
             "fields": fields,
             "values": values,
         }
-        for d, values in (("h", flat), ("v", upright))
+        for d, values in parts
         if values
         for o, f in VARIANTS
     ]

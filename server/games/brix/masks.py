@@ -72,17 +72,20 @@ whether it lies flat (horizontally) and its start cell's frame column."""
 class Walls:
     """The positions of a brick on one or more walls side by side (module docstring):
     ``x0`` the wall's column of frame column 0, ``rows`` the rows of a slot, ``tags``
-    what each slot is for (the brick taken out; 0 when placing), and the masks of the
-    horizontal (``h``) and vertical (``v``) positions, slot after slot."""
+    what each slot is for (the brick taken out; 0 when placing), the masks of the
+    horizontal (``h``) and vertical (``v``) positions, slot after slot, and ``safe``:
+    how many slots, from the first, stand for a brick taken out without a collapse
+    (all of them when placing)."""
 
-    __slots__ = ("h", "rows", "tags", "v", "x0")
+    __slots__ = ("h", "rows", "safe", "tags", "v", "x0")
 
-    def __init__(self, x0: int, rows: int, tags: list[int], h: int, v: int) -> None:
+    def __init__(self, x0: int, rows: int, tags: list[int], h: int, v: int, safe: int) -> None:
         self.x0 = x0
         self.rows = rows
         self.tags = tags
         self.h = h
         self.v = v
+        self.safe = safe
 
     def positions(self, k: int) -> list[Pos]:
         """The positions of slot ``k``, sorted by (y, x, dir) as :meth:`Wall.positions`."""
@@ -185,19 +188,28 @@ class Frame:
         """Where a new brick may go (:meth:`Wall.positions`); on an empty wall, a first
         brick's positions (``x0`` is ``-MARGIN`` then)."""
         if not self.taken:
-            return Walls(self.x0, self.rows, [0], *_FIRST)
+            return Walls(self.x0, self.rows, [0], *_FIRST, 1)
         wide_h, wide_v = _widths_of(self.used)
         every_row = _repeat(self.rows)
         h, v = _positions(self.taken, GROUND, wide_h * every_row, wide_v * every_row)
-        return Walls(self.x0, self.rows, [0], h, v)
+        return Walls(self.x0, self.rows, [0], h, v, 1)
 
     def takings(self, locked: int | None) -> Walls:
-        """Where each brick but ``locked`` may go on the wall without it, one slot per
-        brick in the order of the state (:meth:`Wall.without`, then
-        :meth:`Wall.positions`, its own position left out)."""
-        takers = [brick for brick in self.bricks if brick[0] != locked]
+        """Where each brick but ``locked`` may go on the wall without it
+        (:meth:`Wall.without`, then :meth:`Wall.positions`, its own position left out),
+        one slot per brick: those whose taking leaves no cell hanging first
+        (:meth:`Wall.collapse_if_removed`), then the others, each in the order of the
+        state."""
+        taken = self.taken
+        safe: list[Brick] = []
+        losing: list[Brick] = []
+        for brick in self.bricks:
+            if brick[0] != locked:
+                cells = brick[1]
+                (losing if cells << STRIDE & ~cells & taken else safe).append(brick)
+        takers = safe + losing
         if not takers:
-            return Walls(self.x0, self.rows, [], 0, 0)
+            return Walls(self.x0, self.rows, [], 0, 0, 0)
         if len(self.bricks) == 1:
             # a wall of one brick (the rules never leave one: moving starts at four): it
             # may go where a first brick goes, but not where it lies
@@ -206,7 +218,7 @@ class Frame:
             if self.x0 + MARGIN >= 0:
                 here = ~(start << (self.x0 + MARGIN))
                 h, v = (h & here, v) if flat else (h, v & here)
-            return Walls(-MARGIN, self.rows, [bid], h, v)
+            return Walls(-MARGIN, self.rows, [bid], h, v, 1)
         columns, rows = self.columns, self.rows
         size = rows * STRIDE
         used = self.used
@@ -233,12 +245,8 @@ class Frame:
                 wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
         slots = _slots(size, len(takers))
         h, v = _positions(self.taken * slots ^ removed, GROUND * slots, wider_h, wider_v)
-        return Walls(self.x0, rows, [brick[0] for brick in takers], h & ~own_h, v & ~own_v)
-
-    def collapses(self, brick: int) -> bool:
-        """Whether taking ``brick`` out leaves a cell hanging (:meth:`Wall.collapse_if_removed`)."""
-        cells = self.bricks[brick][1]
-        return cells << STRIDE & ~cells & self.taken != 0
+        tags = [brick[0] for brick in takers]
+        return Walls(self.x0, rows, tags, h & ~own_h, v & ~own_v, len(safe))
 
 
 def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, int]:
