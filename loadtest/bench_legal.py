@@ -4,26 +4,27 @@ a fixed layout.
 Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
-act asks ``legal`` in the form its clients use -- for 9-tower the compact form
-(protocol/README.md "Compact legal": groups of flat ``x, y`` lists, what the clients ask
-for); for the wall duel and the number row their compact form (groups of flat value
-lists: what they answer the clients' grid ask with too); for Termite Towers the staged
-form ("Staged legal") walked from ``{}`` along one path of choices to a complete action,
-each step one call -- and the move that seat's bot plays there is applied once
-(``Game.apply``, the state left as it was).  The figures are CPU time per call
+act asks ``legal`` in the form its clients use -- the grid form (protocol/README.md
+"Grid legal": what both clients ask for), which 9-tower answers with its bit masks in
+hexadecimal and the wall duel and the number row with their compact form ("Compact
+legal": groups of flat value lists); for Termite Towers the staged form ("Staged
+legal") walked from ``{}`` along one path of choices to a complete action, each step one
+call -- and the move that seat's bot plays there is applied once (``Game.apply``, the
+state left as it was).  The figures are CPU time per call
 (``process_time``: a machine shared with other work does not inflate them; a garbage
 collection does), median and p99:
 
-* ``legal``: the game's answer (``legal_actions`` / ``legal_groups``, the compact
-  form / ``legal_step``);
+* ``legal``: the game's answer (``legal_grids``, or ``legal_groups`` for a game
+  without a grid form, as the hub answers a grid ask / ``legal_groups``, the compact
+  form / ``legal_actions``, the full list / ``legal_step``);
 * ``served``: that answer and its ``ok`` frame as the hub writes it the first time
   (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
   the same version (the kept reply);
 * ``apply``: one move in the same positions.
 
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
-median; the full list is printed beside the compact form (9-tower, the wall duel, the
-number row) and the staged form (Termite Towers).
+median; the full list is printed beside the grid ask (and 9-tower's compact form) and
+the staged form (Termite Towers).
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -64,13 +65,14 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
 
 
 PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
-    ("brix", 2, {}, "compact"),
+    ("brix", 2, {}, "grid"),
     ("brix", 2, {}, "full"),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "compact"),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "grid"),  # into the move phase
     ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),
+    ("nmbr9", 2, {}, "grid"),
     ("nmbr9", 2, {}, "compact"),
     ("nmbr9", 2, {}, "full"),
-    ("completto", 3, {}, "compact"),
+    ("completto", 3, {}, "grid"),
     ("completto", 3, {}, "full"),
     ("termite", 2, {}, "staged"),
     ("termite", 2, {}, "full"),
@@ -111,7 +113,16 @@ def _full(game: Game, state: State, seat: int) -> dict[str, Any]:
 
 
 def _compact(game: Game, state: State, seat: int) -> dict[str, Any]:
-    return {"groups": game.legal_groups(state, seat)}
+    groups = game.legal_groups(state, seat)
+    return _full(game, state, seat) if groups is None else {"groups": groups}
+
+
+def _grid(game: Game, state: State, seat: int) -> dict[str, Any]:
+    grids = game.legal_grids(state, seat)
+    return _compact(game, state, seat) if grids is None else {"grids": grids}
+
+
+ANSWERS = {"grid": _grid, "compact": _compact, "full": _full}
 
 
 def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
@@ -149,7 +160,7 @@ def bench_games(games: int) -> None:
             while not (status := game.status(state))["finished"]:
                 for seat in status["to_act"]:
                     if form != "staged":
-                        answer = _compact if form == "compact" else _full
+                        answer = ANSWERS[form]
                         listed = samples.ask(functools.partial(answer, game, state, seat), version)
                         samples.largest = max(samples.largest, count(listed))
                     else:
@@ -222,6 +233,7 @@ def main() -> None:
     print(f"current card: {card}; legal placements: {len(legal)}")
     report("legal_actions (15 tiles)", timings(lambda: GAME.legal_actions(state, 0), args.calls))
     report("compact legal (15 tiles)", timings(lambda: GAME.legal_groups(state, 0), args.calls))
+    report("grid legal (15 tiles)", timings(lambda: GAME.legal_grids(state, 0), args.calls))
     counts = {d: len(legal_placements(tiles, d)) for d in range(10)}
     print(f"legal placements per digit on this layout: {counts}")
     report(
