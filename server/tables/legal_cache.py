@@ -24,10 +24,12 @@ values and a few dozen objects the collector tracks; a table may seat a thousand
 A reply is a :class:`LegalReply`: the plain map the core decided (a forwarded answer
 is packed as one), which also keeps the encoding of its fields but ``version`` (the
 last one), shared by the same reply at other versions.  :func:`ok_frame` writes the
-``ok`` reply for a request: those fields encoded once per subprotocol, spliced after
-the request's ``t`` and ``id`` and before the version -- the same bytes
-``Codec.encode`` writes for ``{"t": "ok", "id": id, **reply}``, without encoding a list
-of hundreds of actions again for each ask.
+``ok`` reply for a request: the first ask in a subprotocol encodes the whole message at
+once (most replies are asked for once: nothing is kept for an ask that never comes);
+from the second on, the fields encoded once per subprotocol, spliced after the request's
+``t`` and ``id`` and before the version -- the same bytes ``Codec.encode`` writes for
+``{"t": "ok", "id": id, **reply}``, without encoding a list of hundreds of actions again
+for each ask.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ FIXMAP_MAX = 15
 """The most entries a msgpack map header of one byte (fixmap) counts."""
 
 VERSION = "version"
+FIRST = b""
+"""A reply's body in a subprotocol asked for once (no body encodes to nothing)."""
 
 
 class LegalReply(dict[str, Any]):
@@ -62,11 +66,15 @@ class LegalReply(dict[str, Any]):
         """The same reply at another version (its fields' encodings shared)."""
         return LegalReply({**self, VERSION: version}, self._bodies)
 
-    def body(self, codec: Codec) -> bytes | str:
+    def body(self, codec: Codec) -> bytes | str | None:
         """The reply's fields but ``version`` as ``codec`` encodes a map of them
-        (EncodeError as it raises)."""
+        (EncodeError as it raises); None when ``codec`` is asked for the first time
+        (the next ask encodes and keeps them)."""
         body = self._bodies.get(codec.name)
         if body is None:
+            self._bodies[codec.name] = FIRST
+            return None
+        if body is FIRST:
             fields = {name: value for name, value in self.items() if name != VERSION}
             body = self._bodies[codec.name] = codec.encode(fields)
         return body
@@ -81,8 +89,10 @@ def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | st
         or next(reversed(reply)) != VERSION
     ):
         return codec.encode({"t": "ok", "id": request_id, **reply})
-    head = codec.encode({"t": "ok", "id": request_id})
     body = reply.body(codec)
+    if body is None:
+        return codec.encode({"t": "ok", "id": request_id, **reply})
+    head = codec.encode({"t": "ok", "id": request_id})
     tail = codec.encode({VERSION: reply[VERSION]})
     if isinstance(head, bytes) and isinstance(body, bytes) and isinstance(tail, bytes):
         # three fixmaps: one header counting all, then the entries of each

@@ -28,8 +28,11 @@ def test_a_kept_reply_is_written_exactly_as_the_codec_writes_it(
     reply = LegalCache().decide(table, Legal(0), NOW).reply
     assert isinstance(reply, LegalReply) and len(reply["actions"]) == 4
     expected = codec.encode({"t": "ok", "id": request_id, **reply})
-    assert ok_frame(reply, codec, request_id) == expected
-    assert ok_frame(reply, codec, request_id) == expected, "the second time, from its encoding"
+    assert ok_frame(reply, codec, request_id) == expected, "the first time, encoded whole"
+    assert ok_frame(reply, codec, request_id) == expected, "the second time, its body kept"
+    assert ok_frame(reply, codec, request_id) == expected, "the third time, from its body"
+    later = reply.at(reply["version"] + 3)
+    assert ok_frame(later, codec, 1) == codec.encode({"t": "ok", "id": 1, **later})
     staged = LegalCache().decide(table, Legal(0, {"type": "place"}), NOW).reply
     assert staged is not None and staged["field"] == "x"
     assert ok_frame(staged, codec, request_id) == codec.encode(
