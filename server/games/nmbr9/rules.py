@@ -219,6 +219,13 @@ REACH = 4
 layout for offsets touching it and for their squares."""
 
 
+STRIDE_STEP = 8
+"""Frames' row strides are rounded up to a multiple of this: a few strides serve every
+layout, so their shape tables (:func:`_row_shapes`) are made once, at import for the
+strides of layouts up to ``ROUNDS`` tiles wide, not at a layout's first ask (a wider
+frame's extra columns hold no legal offset: they are beyond ``REACH``)."""
+
+
 def _row_shapes(stride: int) -> dict[tuple[int, int], tuple[int, tuple[int, ...]]]:
     shapes = _ROW_SHAPES.get(stride)
     if shapes is None:
@@ -228,6 +235,10 @@ def _row_shapes(stride: int) -> dict[tuple[int, int], tuple[int, tuple[int, ...]
                 shifts = tuple(y * stride + x for x, y in cells)
                 shapes[(digit, rot)] = (sum(1 << s for s in shifts), shifts)
     return shapes
+
+
+for _stride in range(STRIDE_STEP, 4 * ROUNDS + 3 * REACH + STRIDE_STEP, STRIDE_STEP):
+    _row_shapes(_stride)
 
 
 def _and_shifted(mask: int, shifts: tuple[int, ...]) -> int:
@@ -261,7 +272,7 @@ def _legal_masks(
     y0 = min(ys) - REACH
     x1 = max(xs) + 2 * REACH
     y1 = max(ys) + 2 * REACH
-    stride = x1 - x0 + 1
+    stride = -((x0 - x1 - 1) // STRIDE_STEP) * STRIDE_STEP  # x1 - x0 + 1, rounded up
     size = (y1 - y0 + 1) * stride
     shapes = _row_shapes(stride)
     layers: list[int] = []
