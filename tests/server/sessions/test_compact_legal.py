@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tablehub.protocol.codec import validate_outbound
-from tablehub.protocol.legal import COMPACT, GRID, expand, expand_grids
+from tablehub.protocol.legal import COMPACT, GRID, listed_actions
 from tablehub.server.games import all_games
 from tablehub.server.tables.core import Legal, command_from_plain, command_to_plain
 from tests.conftest import RunningHub
@@ -40,37 +40,22 @@ async def seated_at(raw: Raw, game: str, seats: int) -> str:
 
 
 @pytest.mark.parametrize("codec", ["json", "msgpack"])
-async def test_nine_tower_answers_groups_that_act_accepts(hub: RunningHub, codec: str) -> None:
+@pytest.mark.parametrize(("form", "field"), [(COMPACT, "groups"), (GRID, "grids")])
+async def test_nine_tower_answers_in_each_form_what_act_accepts(
+    hub: RunningHub, codec: str, form: str, field: str
+) -> None:
     raw = await connect(hub, codec, [])
     table = await seated_at(raw, "nmbr9", 1)
     for turn in range(3):
         base = 10 * (turn + 1)
         plain = await ask(raw, base, t="legal", table=table)
-        compact = await ask(raw, base + 1, t="legal", table=table, form="compact")
-        assert "actions" not in compact and compact["version"] == plain["version"]
-        expanded = expand(compact["groups"])
+        reply = await ask(raw, base + 1, t="legal", table=table, form=form)
+        assert set(reply) == {"t", "id", field, "version"}
+        assert reply["version"] == plain["version"]
+        expanded = listed_actions(reply)
         assert keys(expanded) == keys(plain["actions"])
-        again = await ask(raw, base + 2, t="legal", table=table, form="compact")
-        assert again["groups"] == compact["groups"], "the kept reply, its own id"
-        played = await ask(raw, base + 3, t="act", table=table, action=expanded[-1])
-        assert played["t"] == "ok"
-    await raw.ws.close()
-
-
-@pytest.mark.parametrize("codec", ["json", "msgpack"])
-async def test_nine_tower_answers_grids_that_act_accepts(hub: RunningHub, codec: str) -> None:
-    raw = await connect(hub, codec, [])
-    table = await seated_at(raw, "nmbr9", 1)
-    for turn in range(3):
-        base = 10 * (turn + 1)
-        plain = await ask(raw, base, t="legal", table=table)
-        grid = await ask(raw, base + 1, t="legal", table=table, form="grid")
-        assert set(grid) == {"t", "id", "grids", "version"}
-        assert grid["version"] == plain["version"]
-        expanded = expand_grids(grid["grids"])
-        assert keys(expanded) == keys(plain["actions"])
-        again = await ask(raw, base + 2, t="legal", table=table, form="grid")
-        assert again["grids"] == grid["grids"], "the kept reply, its own id"
+        again = await ask(raw, base + 2, t="legal", table=table, form=form)
+        assert again[field] == reply[field], "the kept reply, its own id"
         played = await ask(raw, base + 3, t="act", table=table, action=expanded[-1])
         assert played["t"] == "ok"
     await raw.ws.close()
