@@ -31,17 +31,33 @@ class Step(TypedDict):
     complete: bool
 
 
+def same(have: JSON, value: JSON) -> bool:
+    """``have`` and ``value`` are one JSON value: of the same type and equal, item by
+    item in lists and maps -- as ``act`` checks a field (``2.0`` or ``True`` is not the
+    integer it equals, fields.py)."""
+    if type(have) is not type(value):
+        return False
+    if type(value) is list:
+        return len(have) == len(value) and all(map(same, have, value))
+    if type(value) is dict:
+        return have.keys() == value.keys() and all(same(have[k], item) for k, item in value.items())
+    return bool(have == value)
+
+
 def extends(action: Action, partial: Action) -> bool:
-    """``action`` agrees with every field of ``partial``; a list field of ``partial`` is
-    a prefix of the action's (lists are chosen one item at a time)."""
+    """``action`` has every field of ``partial`` with the :func:`same` value; a list field
+    of ``partial`` is a prefix of the action's, item by item (lists are chosen one item at
+    a time)."""
     for key, value in partial.items():
         if key not in action:
             return False
         have = action[key]
-        if isinstance(value, list):
-            if not isinstance(have, list) or have[: len(value)] != value:
+        if type(value) is list:
+            if type(have) is not list or len(have) < len(value):
                 return False
-        elif have != value or isinstance(have, bool) != isinstance(value, bool):
+            if not all(map(same, have, value)):
+                return False
+        elif not same(have, value):
             return False
     return True
 
@@ -65,21 +81,22 @@ def _key(value: JSON) -> object:
 
 def group_step(actions: list[Action], partial: Action) -> Step:
     """The staged answer for ``partial`` computed from the full list ``actions``: the
-    first action extending it names the next field; choices keep the list's order."""
-    if any(isinstance(value, list) for value in partial.values()):
+    first action extending it (:func:`extends`: values matched by type and value, as
+    ``act`` checks them) names the next field; choices keep the list's order."""
+    if any(type(value) is list or type(value) is dict for value in partial.values()):
         return _group_lists(actions, partial)
-    # No list chosen yet (most asks): an action extends ``partial`` when it has each of
-    # its fields with the same value, and its next field is its first field not in
-    # ``partial``.
+    # No list chosen yet (most asks), every field a scalar: an action extends ``partial``
+    # when it has each of its fields of the same type and equal (``same`` for a scalar),
+    # and its next field is its first field not in ``partial``.
     field_name: str | None = None
     complete = False
     choices: dict[object, StepChoice] = {}
-    chosen = [(key, value, isinstance(value, bool)) for key, value in partial.items()]
+    chosen = [(key, value, type(value)) for key, value in partial.items()]
     size = len(partial)
     for action in actions:
-        for key, value, is_bool in chosen:
+        for key, value, kind in chosen:
             have = action.get(key, _MISSING)
-            if have != value or isinstance(have, bool) != is_bool:
+            if type(have) is not kind or have != value:
                 break
         else:
             if len(action) == size:
@@ -110,7 +127,8 @@ _MISSING = object()
 
 
 def _group_lists(actions: list[Action], partial: Action) -> Step:
-    """:func:`group_step` for a partial action with a list field chosen in part."""
+    """:func:`group_step` for a partial action with a list field chosen in part (or a
+    map given as a field's value)."""
     field_name: str | None = None
     complete = False
     choices: dict[object, StepChoice] = {}

@@ -14,7 +14,9 @@ without listing them all:
 At night a build and the traded cube are answered a field at a time from where the
 piece fits (``board.wall_spots``); the other night choices are few and are grouped from
 the full list.  Every answer is exactly what :func:`tablehub.server.games.staged.group_step`
-gives from the full list (the tests walk both), also for fields given odd values.
+gives from the full list (the tests walk both), also for fields given odd values: a value is
+matched by type and value (:func:`tablehub.server.games.staged.same`), as ``act`` checks
+a field, so ``die: 2.0``, ``die: True`` or ``dice: [True]`` chooses nothing.
 """
 
 from __future__ import annotations
@@ -54,8 +56,10 @@ def step(state: State, seat: int, partial: Action) -> Step:
 
 
 def _in_order(partial: Action) -> bool:
-    """Whether ``partial`` chose its fields in the order the steps ask them (else the
-    answer is grouped from the full list, as any partial action may be asked)."""
+    """Whether the steps can answer ``partial`` from the die or card it chose (else the
+    answer is grouped from the full list, as any partial action may be asked).  Looser
+    than :func:`_asked_in_order`: a ``place_die`` with its die but other fields out of
+    order is still answered from that one die's options (in :func:`_place_step`)."""
     if "type" not in partial:
         return not partial
     if partial["type"] == "place_die":
@@ -84,6 +88,11 @@ PLACE_FIELDS = ("type", "die", "slot", "helper", "value")
 """The fields of ``place_die`` in the order the steps ask them."""
 
 
+def _asked_in_order(partial: Action, order: tuple[str, ...]) -> bool:
+    """Whether ``partial``'s fields are the first of ``order`` (the steps' own order)."""
+    return set(partial) == set(order[: len(partial)])
+
+
 def _place_step(state: State, seat: int, partial: Action) -> Step:
     if "die" not in partial:
         return _opening("die", list(_dice(state, seat)))
@@ -91,7 +100,7 @@ def _place_step(state: State, seat: int, partial: Action) -> Step:
     if die is None:
         return NOTHING
     helpers = day.helpers_allowed(state)
-    if set(partial) != set(PLACE_FIELDS[: len(partial)]):
+    if not _asked_in_order(partial, PLACE_FIELDS):
         return group_step(day.place_options(state, seat, [die], helpers), partial)
     if len(partial) == 2:  # {type, die}: its slots, read from the slots it may take
         return _slot_step(state, seat, die, helpers)
@@ -113,11 +122,10 @@ def _slot_step(state: State, seat: int, die: int, helpers: bool) -> Step:
     if helpers and any(other != die for other in board.unplaced(player)):
         for helped in range(1, 7):  # the value a helper gives: a room's, or the slot's own
             for slot in slots(kind, helped):
-                if slot[0] == "R" or int(slot[1]) == helped:
-                    choice = choices.setdefault(
-                        slot, {"value": slot, "complete": False, "more": False}
-                    )
-                    choice["more"] = True
+                choice = choices.setdefault(
+                    slot, StepChoice(value=slot, complete=False, more=False)
+                )
+                choice["more"] = True
     field = "slot" if choices else None
     return {"field": field, "choices": list(choices.values()), "complete": False}
 
@@ -132,9 +140,7 @@ def _helper_step(state: State, seat: int, die: int, slot: JSON, helpers: bool) -
     kind, value = player["dice"][die]["kind"], player["dice"][die]["value"]
     complete = slot in slots(kind, value)
     room = slot[:1] == "R"
-    helped = helpers and any(
-        slot in slots(kind, v) and (room or int(slot[1]) == v) for v in range(1, 7)
-    )
+    helped = helpers and bool(_values_taking(slots, kind, slot))
     choices: list[StepChoice] = []
     if helped:
         choices = [
@@ -159,7 +165,7 @@ def _value_step(state: State, seat: int, die: int, partial: Action, helpers: boo
         return NOTHING
     slots = day.Slots(state, seat)
     kind = player["dice"][die]["kind"]
-    values: list[JSON] = [v for v in range(1, 7) if slot in slots(kind, v)]
+    values: list[JSON] = list(_values_taking(slots, kind, slot))
     if slot[:1] != "R":  # a slot takes dice of its own value only
         return {"field": None, "choices": [], "complete": bool(values) and "value" not in partial}
     if "value" in partial:
@@ -173,6 +179,12 @@ def _value_step(state: State, seat: int, die: int, partial: Action, helpers: boo
         "choices": [{"value": v, "complete": True, "more": False} for v in values],
         "complete": False,
     }
+
+
+def _values_taking(slots: day.Slots, kind: str, slot: str) -> list[int]:
+    """The values a die of ``kind`` may show to go on ``slot`` (the die's own, or one a
+    helper gives it): ``Slots`` lists only rooms and the slots of the value asked."""
+    return [v for v in range(1, 7) if slot in slots(kind, v)]
 
 
 def _cards(state: State, seat: int) -> list[str]:
@@ -204,8 +216,10 @@ def _swarm_step(free: list[int], partial: Action) -> Step:
     asked = partial.get("dice", [])
     if set(partial) - {"type", "card", "dice"} or not isinstance(asked, list):
         return NOTHING
-    # a list chosen so far is matched as a list (``staged.extends``): item by item, equal
-    chosen = [d for item in asked for d in free if d == item]
+    # a list chosen so far is matched as ``staged.extends`` does: item by item, each of
+    # the same type and equal (``[True]`` or ``[1.0]`` is not ``[1]``)
+    picked = [_pick(free, item) for item in asked]
+    chosen = [d for d in picked if d is not None]
     if len(chosen) != len(asked) or chosen != sorted(set(chosen)):
         return NOTHING
     after = [d for d in free if not chosen or d > chosen[-1]]
@@ -232,7 +246,7 @@ PIECE_FIELDS: dict[str, tuple[str, ...]] = {
 def _night_step(state: State, partial: Action) -> Step:
     task = state["night"]["pending"]
     order = PIECE_FIELDS.get(task["t"])
-    if order is None or set(partial) != set(order[: len(partial)]):
+    if order is None or not _asked_in_order(partial, order):
         return group_step(night.choice_actions(state), partial)
     passable = night.CHOICES[task["t"]].passable
     pieces = _build_step if task["t"] == "build" else _take_step
@@ -251,9 +265,11 @@ def _night_step(state: State, partial: Action) -> Step:
 
 def _pick(values: Iterable[JSON], wanted: JSON) -> JSON | None:
     """The one of ``values`` a partial action's ``wanted`` chooses, as :func:`group_step`
-    matches them (equal, and both or neither a boolean); None when none is."""
+    matches them (of the same type and equal, as ``act`` checks a field); None when none
+    is."""
+    kind = type(wanted)
     for value in values:
-        if value == wanted and isinstance(value, bool) == isinstance(wanted, bool):
+        if type(value) is kind and value == wanted:
             return value
     return None
 

@@ -2,7 +2,9 @@
 steps it answers without listing every action -- a day die's value after its helper, a
 night build or traded cube a field at a time -- give exactly what ``group_step`` gives
 from the full list, for every prefix of a listed action and for fields with odd values
-(null, a float, a boolean, a list, out of range); and the shortcuts they stand on agree
+(null, a float, a boolean, a list, out of range) -- matched by type and value as ``act``
+checks a field, so a float or a boolean (no termite field takes one) chooses nothing, and
+every action the steps call complete is one ``apply`` accepts; and the shortcuts they stand on agree
 with the rules ``apply`` checks: where a wall piece fits (``board.spots``, by bits,
 against ``drop_cells`` / ``fit_cells``) and which slots take a die (``day.Slots``,
 against ``check_slot``)."""
@@ -16,9 +18,10 @@ from typing import Any
 import pytest
 
 from tablehub.server.games.base import Action, IllegalAction, State
-from tablehub.server.games.staged import group_step
+from tablehub.server.games.staged import Step, group_step
 from tablehub.server.games.termite import GAME, board, build, data, day
 from tests.server.games.conformance import playout
+from tests.server.games.test_legal_staged import NOTHING, check_odd_walk, odd_typed
 
 ODD: list[Any] = [None, True, False, 1.0, 2.0, -1, 99, "x", "R1", [1], [], {}, "pass", 0]
 """Values a client may put in any field of a partial action."""
@@ -75,10 +78,27 @@ def positions(phase: str) -> list[tuple[State, int]]:
     return out
 
 
+def float_or_bool(value: Any) -> bool:
+    """Whether ``value`` is, or holds, a float or a boolean (no termite field takes one:
+    ``act`` refuses it, protocol/v1/games/termite/action.json)."""
+    if isinstance(value, (float, bool)):
+        return True
+    if isinstance(value, list):
+        return any(map(float_or_bool, value))
+    if isinstance(value, dict):
+        return any(map(float_or_bool, value.values()))
+    return False
+
+
 def check_steps(state: State, seat: int, asked: list[Action], most: int) -> None:
+    """Each partial's answer is ``group_step``'s from the full list; one holding a float or
+    a boolean (``die: 2.0``, ``dice: [True]``) is answered with nothing."""
     full = GAME.legal_actions(state, seat)
     for partial in partials(full, most) + asked:
-        assert GAME.legal_step(state, seat, partial) == group_step(full, partial), partial
+        answer: Step = GAME.legal_step(state, seat, partial)
+        assert answer == group_step(full, partial), partial
+        if float_or_bool(partial):
+            assert answer == NOTHING, partial
 
 
 @pytest.mark.slow
@@ -113,17 +133,21 @@ def test_day_steps_with_odd_fields_are_the_full_lists_grouped() -> None:
 
 def test_a_build_is_asked_a_field_at_a_time() -> None:
     """A seat with two rooms that may build and two blueprints: room, blueprint,
-    rotation, column, then a row where the piece also rests lower down."""
+    rotation, column (the piece drops into it), then the rows where it rests there."""
     state, seat = next(
         (s, seat)
         for s, seat in positions("night")
-        if s["night"]["pending"]["t"] == "build" and len(s["players"][seat]["hand"]) > 1
+        if s["night"]["pending"]["t"] == "build"
+        and len(build.build_rooms(s, seat, s["night"]["pending"]["value"])) > 1
+        and len(set(s["players"][seat]["hand"])) > 1
     )
     hand = state["players"][seat]["hand"]
     partial: Action = {}
     for field in ("type", "room", "blueprint", "rotation", "column"):
         step = GAME.legal_step(state, seat, partial)
         assert step["field"] == field and not step["complete"]
+        if field == "room":
+            assert len(step["choices"]) > 1
         if field == "blueprint":
             assert [c["value"] for c in step["choices"]] == list(dict.fromkeys(hand))
         partial = {**partial, field: step["choices"][0]["value"]}
@@ -133,6 +157,7 @@ def test_a_build_is_asked_a_field_at_a_time() -> None:
     assert first == {"value": partial["column"], "complete": True, "more": first["more"]}
     rows = GAME.legal_step(state, seat, partial)
     assert rows["complete"]  # it drops into that column
+    assert rows["field"] == "row" and rows["choices"]
     full = GAME.legal_actions(state, seat)
     for choice in rows["choices"]:
         assert {**partial, "row": choice["value"]} in full
@@ -186,3 +211,46 @@ def test_slots_taking_a_die_are_those_check_slot_accepts() -> None:
                             continue
                         accepted.append(slot)
                     assert slots(kind, value) == accepted, (seat, kind, value)
+
+
+def test_a_float_or_boolean_die_or_swarm_die_chooses_nothing() -> None:
+    """The review's case (2 seats, seed 2, the first day turn): ``die: 4.0`` with a slot
+    the die 4 takes is no action -- ``apply`` refuses it as not an integer, and the
+    staged answer is empty, as it is for ``True`` for die 1 and for ``dice: [True]``."""
+    p = playout(GAME, 2, 2, {}, bot_share=0.7)
+    state = next(s for s in p.states if s["phase"] == "day" and GAME.status(s)["to_act"])
+    seat = GAME.status(state)["to_act"][0]
+    full = GAME.legal_actions(state, seat)
+    placed = [a for a in full if a["type"] == "place_die" and len(a) == 3]
+    assert {a["die"] for a in placed} >= {1, 4}
+    for action in placed:
+        GAME.apply(state, seat, action)
+        for odd in odd_typed(action):
+            assert GAME.legal_step(state, seat, odd) == NOTHING, odd
+            assert GAME.legal_step(state, seat, {"type": "place_die", "die": odd["die"]}) == (
+                NOTHING
+            )
+            with pytest.raises(IllegalAction) as err:
+                GAME.apply(state, seat, odd)
+            assert err.value.code == "bad_action"
+    state["players"][seat]["queens"] = ["swarm"]
+    free = board.unplaced(state["players"][seat])
+    assert 1 in free
+    swarm: Action = {"type": "play_queen", "card": "swarm", "dice": [1]}
+    assert GAME.legal_step(state, seat, swarm)["complete"]
+    GAME.apply(state, seat, swarm)
+    for odd in odd_typed(swarm):
+        assert GAME.legal_step(state, seat, odd) == NOTHING, odd
+        with pytest.raises(IllegalAction):
+            GAME.apply(state, seat, odd)
+
+
+@pytest.mark.slow
+def test_a_walk_with_odd_typed_values_completes_only_what_apply_accepts() -> None:
+    """Over day and night positions of the playouts: every action a staged walk calls
+    complete is one ``apply`` accepts, and with an integer given as an equal float or
+    boolean it is answered with nothing and refused."""
+    rng = random.Random(33)
+    found = positions("day")[::7] + positions("night")[::2]
+    applied = sum(check_odd_walk(GAME, state, seat, rng, 25) for state, seat in found)
+    assert applied > 10 * len(found)
