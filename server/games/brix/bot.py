@@ -24,9 +24,14 @@ from __future__ import annotations
 from typing import Any
 
 from tablehub.server.games.base import Action, BotLevel, IllegalAction, State
-from tablehub.server.games.brix.engine import legal, move_action, origin, place_action
+from tablehub.server.games.brix.engine import (
+    VARIANTS,
+    legal,
+    move_action,
+    origin,
+    place_action,
+)
 from tablehub.server.games.brix.wall import (
-    FACES,
     LINE_DIRS,
     Cell,
     Pos,
@@ -42,7 +47,6 @@ _BLOCK = (0, 0, 4, 24, 0)  # opponent window holding k of their values, now bloc
 _FREEDOM = 6  # per brick (up to 3) the opponent may take without a collapse
 _CHECKS = {"place": 400, "move": 140}
 _NO_CHECKS = {"place": 0, "move": 0}
-_VARIANTS = [(o, f) for o in (0, 1) for f in FACES]
 
 Candidate = tuple[int, int, Action, Wall, int, Pos, int, str]
 
@@ -115,7 +119,7 @@ def _choose(state: State, seat: int, checks: dict[str, int], threats: bool) -> A
                 continue
             pair = brick_cells(*pos)
             opponent_free = free - _bricks_under(rest, pos)
-            for orange, face in _VARIANTS:
+            for orange, face in VARIANTS:
                 faces = cube_faces(orange, face)
                 action = (
                     place_action(pos, orange, face)

@@ -103,7 +103,8 @@ class Wall:
         )
 
     def collapse_if_removed(self, brick_id: int) -> list[Cell]:
-        """Cells that would be left hanging if this brick were taken out."""
+        """Cells that would be left hanging if this brick were taken out.  masks.py
+        (``Frame.takings``) restates this rule for every brick at once: change both."""
         x, y, d = self.bricks[brick_id]
         top = brick_cells(x, y, d)
         above = [(x, y + 1), (x + 1, y + 1)] if d == "h" else [(x, y + 2)]
@@ -112,7 +113,9 @@ class Wall:
     # -- placement (docs/games/brix.md "Placing") ------------------------------------------
 
     def placement_error(self, x: int, y: int, d: str) -> str | None:
-        """Why a brick may not go at ``(x, y, d)`` on this wall, or None if it may."""
+        """Why a brick may not go at ``(x, y, d)`` on this wall, or None if it may.
+        masks.py restates these rules for every position at once (and :meth:`_fits`
+        without the words): change them together."""
         occ = self.occ
         cells = brick_cells(x, y, d)
         for cell in cells:
