@@ -38,15 +38,34 @@ no Python step per position: each bit of the masks spread to a byte (0 or 255) s
 by ``&``, the bytes of an integer that holds every bit's value plus ``FLIP``; deleting
 the zero bytes leaves the chosen ones in order, read back as signed bytes.  That needs
 every value within -127..127; a wall that drifted further (the move phase may move it
-one column a turn, without end) is read position by position, as are masks with at most
-``SPARSE`` positions (a placement's, mostly), where the bytes cost more than the steps.
+one column a turn, without end), one of more than ``FLIP`` rows or with a brick id of
+``FLIP`` or more (beyond today's 60-brick option, but nothing else keeps them below) is
+read position by position, as are masks with at most ``SPARSE`` positions (a placement's,
+mostly), where the bytes cost more than the steps.
+
+What is cached, and why it is bounded.  The byte tables depend only on a shape -- the
+rows of a slot and the number of slots -- never on the wall's ``x0`` or on which bricks
+the slots stand for: they hold a bit's column or slot as a small index (plus 1), mapped
+to ``x`` or the brick id (plus ``FLIP``) by a 256-byte ``translate`` table built per
+call.  A table keyed by the tags or ``x0`` would be new at nearly every move (the takers
+change with the wall) and only hold memory, as would a cache of ``legal`` itself, which
+``LegalCache`` already is for repeated asks of one state.  A shape repeats from move to
+move (the slot count is the bricks less the locked one; the rows grow slowly), so the
+shape tables and the ``_slots``/``_repeat`` multipliers are kept in LRU caches of
+``CACHED`` entries each.  A table is about 15 KB for a 36-brick wall of 12 rows and
+at most ~230 KB (a 60-brick vertical tower), so the caches hold at most ~11 MB per hub
+process, whatever the clients play.
+
+The placement and collapse rules here restate :meth:`Wall.placement_error` and
+:meth:`Wall.collapse_if_removed` (wall.py) for all positions at once; a change to either
+rule must be made in both (tests/server/games/brix/test_legal_forms.py compares them).
 """
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from tablehub.server.games.brix.wall import FIRST_COLUMNS, MAX_WIDTH, Pos
@@ -61,6 +80,8 @@ FLIP = 128
 """Added to a value stored as a byte (so none is 0), taken off when read back."""
 SPARSE = 16
 """At most this many positions are read back one by one: cheaper than through bytes."""
+CACHED = 16
+"""Entries kept by each of the shape caches (module docstring)."""
 _SPREAD = bytes.maketrans(b"01", b"\x00\xff")
 _UNFLIP = bytes((b + FLIP) % 256 for b in range(256))
 
@@ -111,18 +132,27 @@ class Walls:
         (``tagged``) or ``x, y`` for each, slot after slot, each slot's by (y, x)."""
         x0, rows, tags, h, v = self.x0, self.rows, self.tags, self.h, self.v
         flat = h.bit_count()
-        if flat + v.bit_count() <= SPARSE or not -FLIP < x0 <= FLIP - STRIDE:
+        if (
+            flat + v.bit_count() <= SPARSE
+            or not -FLIP < x0 <= FLIP - STRIDE
+            or rows > FLIP
+            or (tagged and max(tags) >= FLIP)
+        ):
             return self._read(h, tagged), self._read(v, tagged)
         size = rows * STRIDE
         slots = 2 * len(tags)  # the horizontal masks' slots, then the vertical ones'
-        tables = [_x_table(x0, rows, slots), _y_table(rows, slots)]
+        to_x = bytearray(256)
+        to_x[1 : STRIDE + 1] = range(x0 + FLIP, x0 + FLIP + STRIDE)
+        tables = [(_x_table(rows, slots), bytes(to_x)), (_y_table(rows, slots), None)]
         if tagged:
-            tables.insert(0, _tag_table(size, tuple(tags)))
+            to_tag = bytearray(256)
+            to_tag[1 : len(tags) + 1] = [tag + FLIP for tag in tags]
+            tables.insert(0, (_slot_table(size, len(tags)), bytes(to_tag)))
         spread = format(h | v << (slots // 2 * size), "b")[::-1].encode().translate(_SPREAD)
         chosen = int.from_bytes(spread, "little")
         parts = [
-            (table & chosen).to_bytes(len(spread), "little").translate(None, b"\0")
-            for table in tables
+            (table & chosen).to_bytes(len(spread), "little").translate(to_value, b"\0")
+            for table, to_value in tables
         ]
         joined = bytearray(len(tables) * len(parts[0]))
         for i, part in enumerate(parts):
@@ -199,7 +229,9 @@ class Frame:
         (:meth:`Wall.without`, then :meth:`Wall.positions`, its own position left out),
         one slot per brick: those whose taking leaves no cell hanging first
         (:meth:`Wall.collapse_if_removed`), then the others, each in the order of the
-        state."""
+        state.  For a wall of two bricks or more: the move phase starts at four, and
+        bricks are never taken off the wall (the wall without a lone brick would be empty,
+        where a first brick's rules apply, which these masks do not)."""
         taken = self.taken
         safe: list[Brick] = []
         losing: list[Brick] = []
@@ -210,15 +242,6 @@ class Frame:
         takers = safe + losing
         if not takers:
             return Walls(self.x0, self.rows, [], 0, 0, 0)
-        if len(self.bricks) == 1:
-            # a wall of one brick (the rules never leave one: moving starts at four): it
-            # may go where a first brick goes, but not where it lies
-            bid, _, start, flat, _ = takers[0]
-            h, v = _FIRST
-            if self.x0 + MARGIN >= 0:
-                here = ~(start << (self.x0 + MARGIN))
-                h, v = (h & here, v) if flat else (h, v & here)
-            return Walls(-MARGIN, self.rows, [bid], h, v, 1)
         columns, rows = self.columns, self.rows
         size = rows * STRIDE
         used = self.used
@@ -283,37 +306,36 @@ def _widths_of(used: int) -> tuple[int, int]:
     return _WIDTHS[(used & -used).bit_length() - 1][used.bit_length() - 1]
 
 
-@cache
+@lru_cache(maxsize=CACHED)
 def _slots(size: int, count: int) -> int:
     """Bit 0 of each of ``count`` slots of ``size`` bits."""
     return sum(1 << (size * k) for k in range(count))
 
 
-@cache
+@lru_cache(maxsize=CACHED)
 def _repeat(rows: int) -> int:
     """Bit 0 of each of ``rows`` rows: a row's mask times this is that mask in every row."""
     return sum(1 << (STRIDE * y) for y in range(rows))
 
 
-@lru_cache(maxsize=256)
-def _x_table(x0: int, rows: int, slots: int) -> int:
-    """Every bit's ``x`` plus ``FLIP`` as a byte, in ``slots`` slots of ``rows`` rows
-    whose frame column 0 is column ``x0``."""
-    return int.from_bytes(bytes(range(x0 + FLIP, x0 + FLIP + STRIDE)) * (rows * slots), "little")
+@lru_cache(maxsize=CACHED)
+def _x_table(rows: int, slots: int) -> int:
+    """Every bit's frame column plus 1 as a byte, in ``slots`` slots of ``rows`` rows."""
+    return int.from_bytes(bytes(range(1, STRIDE + 1)) * (rows * slots), "little")
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=CACHED)
 def _y_table(rows: int, slots: int) -> int:
     """Every bit's row plus ``FLIP`` as a byte, in ``slots`` slots of ``rows`` rows."""
     row_bytes = b"".join(bytes((y + FLIP,)) * STRIDE for y in range(rows))
     return int.from_bytes(row_bytes * slots, "little")
 
 
-@lru_cache(maxsize=1024)
-def _tag_table(size: int, tags: tuple[int, ...]) -> int:
-    """Every bit's tag plus ``FLIP`` as a byte, in slots of ``size`` bits tagged
-    ``tags``, the horizontal masks' and then the vertical ones' (tags twice)."""
-    return int.from_bytes(b"".join(bytes((tag + FLIP,)) * size for tag in tags) * 2, "little")
+@lru_cache(maxsize=CACHED)
+def _slot_table(size: int, count: int) -> int:
+    """Every bit's slot plus 1 as a byte, in ``count`` slots of ``size`` bits, the
+    horizontal masks' and then the vertical ones' (the slots twice)."""
+    return int.from_bytes(b"".join(bytes((k + 1,)) * size for k in range(count)) * 2, "little")
 
 
 def _first() -> tuple[int, int]:

@@ -15,7 +15,7 @@ from tablehub.protocol.legal import expand
 from tablehub.server.games.base import Action, State
 from tablehub.server.games.brix import GAME
 from tablehub.server.games.brix.engine import legal, legal_basis, legal_compact, origin
-from tablehub.server.games.brix.masks import Frame, Walls
+from tablehub.server.games.brix.masks import FLIP, SPARSE, Frame, Walls
 from tablehub.server.games.brix.wall import Wall
 from tests.server.games.brix.test_rules import GROUND, TOWER, Spec, make, play
 from tests.server.games.conformance import playout
@@ -45,14 +45,17 @@ def positions(options: dict[str, Any], seeds: range) -> list[State]:
 
 
 def check_masks(state: State) -> None:
-    """The positions of the masks are the wall's, on it and without each brick, read
-    back by :meth:`Walls.values` as by :meth:`Walls.positions`."""
+    """The positions of the masks are the wall's, on it and without each brick (a wall
+    of two bricks or more, as :meth:`Frame.takings` asks), read back by
+    :meth:`Walls.values` as by :meth:`Walls.positions`."""
     bricks = state["bricks"]
     wall = Wall.from_bricks(bricks)
     frame = Frame(bricks)
     placing = frame.placing()
     assert placing.positions(0) == wall.positions()
     check_values(placing)
+    if len(bricks) < 2:
+        return
     walls = frame.takings(state["locked"])
     takers = [b["id"] for b in bricks if b["id"] != state["locked"]]
     safe = [bid for bid in takers if not wall.collapse_if_removed(bid)]
@@ -102,11 +105,33 @@ def test_masks_and_compact_groups_over_playouts(options: dict[str, Any]) -> None
         check_compact(state)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_masks_and_compact_groups_in_the_move_phase(seed: int) -> None:
+    """A quick run of the playout check where the masks do the most: moving."""
+    moving = [
+        state for state in positions({"bricks": 6}, range(seed, seed + 1)) if not state["supply"]
+    ]
+    assert moving
+    for state in moving:
+        check_masks(state)
+        check_compact(state)
+
+
+SMALL_WALLS: list[list[Spec]] = [
+    [],
+    [(3, 0, "h", 0, "xo")],
+    GROUND,
+    TOWER,
+    [(0, 0, "v", 0, "xo"), (1, 0, "v", 1, "ox")],
+]
+
+
 @pytest.mark.parametrize(
-    "specs",
-    [[], [(3, 0, "h", 0, "xo")], GROUND, TOWER, [(0, 0, "v", 0, "xo"), (1, 0, "v", 1, "ox")]],
+    ("specs", "supply"),
+    [(specs, True) for specs in SMALL_WALLS]
+    # moving needs two bricks or more (Frame.takings); the rules start it at four
+    + [(specs, False) for specs in SMALL_WALLS if len(specs) != 1],
 )
-@pytest.mark.parametrize("supply", [True, False])
 def test_masks_and_compact_groups_on_small_walls(specs: list[Spec], supply: bool) -> None:
     state = make(specs, bricks=len(specs) + 4 if supply else max(len(specs), 4))
     state["supply"] = 4 if supply else 0
@@ -114,16 +139,54 @@ def test_masks_and_compact_groups_on_small_walls(specs: list[Spec], supply: bool
     check_compact(state)
 
 
-def test_a_wall_far_from_column_0_and_eight_wide() -> None:
-    """The wall may drift in the move phase: a frame far left, and one whose width is at
-    the limit (no position beyond either end)."""
-    far = [(x - 500, 0, "h", 0, "xo") for x in (0, 2, 4, 6)] + [(-500, 1, "v", 1, "ox")]
-    for specs in (far, [(x + 700, y, d, o, f) for x, y, d, o, f in far]):
-        for supply in (4, 0):
-            state = make(specs, bricks=len(specs) + supply)
-            state["supply"] = supply
-            check_masks(state)
-            check_compact(state)
+FAR: list[Spec] = [(x, 0, "h", 0, "xo") for x in (0, 2, 4, 6)] + [(0, 1, "v", 1, "ox")]
+"""An eight-wide wall whose first column is 0 (frame column 0 at -3)."""
+
+
+@pytest.mark.parametrize("x0", [-500 - 3, -128, -127, 112, 113, 700 - 3])
+@pytest.mark.parametrize("supply", [4, 0])
+def test_a_wall_far_from_column_0_and_eight_wide(x0: int, supply: int) -> None:
+    """The wall may drift in the move phase: frames far left and right, and at either
+    end of the byte read-back's reach (frame column 0 at -127..112, the values all
+    within -127..127); the wall's width is at the limit (no position beyond either
+    end)."""
+    specs = [(x + x0 + 3, y, d, o, f) for x, y, d, o, f in FAR]
+    state = make(specs, bricks=len(specs) + supply)
+    state["supply"] = supply
+    check_masks(state)
+    check_compact(state)
+    walls = Frame(state["bricks"]).takings(None)
+    assert walls.x0 == x0
+    assert walls.h.bit_count() + walls.v.bit_count() > SPARSE, "more than read one by one"
+
+
+def built(specs: list[Spec], supply: int) -> State:
+    """A state with these bricks in the wall, however many (the options stop at 60)."""
+    state = make([], bricks=4)
+    state["bricks"] = [
+        {"id": i, "x": x, "y": y, "dir": d, "orange": o, "face": f, "by": i % 2}
+        for i, (x, y, d, o, f) in enumerate(specs)
+    ]
+    state["supply"] = supply
+    state["turn"] = len(specs)
+    return state
+
+
+@pytest.mark.parametrize("supply", [4, 0])
+def test_walls_beyond_a_byte_are_read_position_by_position(supply: int) -> None:
+    """A wall of more than ``FLIP`` rows (a tower of 64 vertical bricks and 3 more) and
+    one with brick ids of ``FLIP`` and more (33 rows of four flat bricks) give the same
+    positions as the wall, where a byte could hold neither the rows nor the ids."""
+    tower = [(0, 2 * y, "v", 0, "xo") for y in range(64)] + [
+        (x, 0, "h", 0, "xo") for x in (1, 3, 5)
+    ]
+    rows = [(x, y, "h", 0, "xo") for y in range(33) for x in (0, 2, 4, 6)]
+    for specs in (tower, rows):
+        state = built(specs, supply)
+        frame = Frame(state["bricks"])
+        assert frame.rows > FLIP or len(specs) > FLIP
+        check_masks(state)
+        check_compact(state)
 
 
 def test_place_groups_name_direction_orange_and_face_with_x_y_varying() -> None:
