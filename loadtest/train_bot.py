@@ -1,6 +1,6 @@
 """Train the 9-tower evaluation: self-play, then a small network (issue 15).
 
-Run: ``.venv/bin/python -m tablehub.loadtest.train_bot [--games N] [--bootstrap]``
+Run: ``.venv/bin/python -m tablehub.loadtest.train_bot [--games N] [--bootstrap] [...]``
 (needs numpy: ``.venv/bin/pip install -e '.[train]'``; the bot itself does not).
 
 The strong bot plays ``--games`` solo games on seeded random decks (seeds from
@@ -19,15 +19,25 @@ bot can expect from here", so every round of training improves the bot that prod
 the data (policy iteration).  ``--bootstrap`` plays with the hand-set evaluation instead
 of the committed weights: the first round.
 
+``--ensemble K`` fits K networks from different starting weights (``--fit-seed`` and
+the next ones) and writes their mean as one network of K times ``--hidden`` units.
+``--workers N`` plays the games in N processes (the same samples: each game is seeded);
+``--save-samples`` keeps them and ``--samples`` fits to kept ones instead of playing.
+
 Prints the fit (R^2 and the mean absolute error, in points, on the held-out games).
-One process; 400 games take about eight minutes.
+The committed weights (issue 31): ``train_bot --games 2000 --first-seed 80000
+--workers 2 --fit-seed 102 --ensemble 2``, about 6 minutes of self-play on two cores
+and 5 of fitting.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +222,63 @@ def write_weights(net: Network, path: Path, note: str) -> None:
     )
 
 
+def _play_seed(task: tuple[int, bool]) -> list[Sample]:
+    """:func:`play` on one seed, by the hand-set evaluation if asked (for a pool)."""
+    seed, bootstrap = task
+    return play(seed, hand_value if bootstrap else learned_value)
+
+
+def self_play(
+    seeds: range, bootstrap: bool, workers: int, pause_while: Path | None
+) -> list[tuple[int, list[Sample]]]:
+    """The samples of each seed's game, in seed order, played by ``workers`` processes
+    (each game is seeded: the same samples however many)."""
+    tasks = [(seed, bootstrap) for seed in seeds]
+    out: list[tuple[int, list[Sample]]] = []
+    if workers <= 1:
+        games: Iterator[list[Sample]] = map(_play_seed, tasks)
+        pool = None
+    else:
+        pool = multiprocessing.Pool(workers)
+        games = pool.imap(_play_seed, tasks)
+    try:
+        for seed, samples in zip(seeds, games, strict=True):
+            wait_while(pause_while)
+            out.append((seed, samples))
+            if len(out) % 50 == 0:
+                print(f"{len(out)} games played", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return out
+
+
+def save_samples(path: Path, games: list[tuple[int, list[Sample]]]) -> None:
+    """The samples as JSON lines, one game a line: ``[seed, [[inputs, target], ...]]``."""
+    with path.open("w") as f:
+        for seed, samples in games:
+            f.write(json.dumps([seed, samples]) + "\n")
+
+
+def load_samples(path: Path) -> list[tuple[int, list[Sample]]]:
+    with path.open() as f:
+        return [
+            (int(seed), [(list(x), float(y)) for x, y in samples])
+            for seed, samples in map(json.loads, f)
+        ]
+
+
+def ensemble(nets: list[Network]) -> Network:
+    """The mean of networks as one network: their hidden units side by side, each
+    output weight and the linear term divided by their number."""
+    k = len(nets)
+    rows = [row for net in nets for row in net[0]]
+    out = [v / k for net in nets for v in net[1]]
+    linear = [sum(col) / k for col in zip(*(net[2] for net in nets), strict=True)]
+    return rows, out, linear, sum(net[3] for net in nets) / k
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400, help="self-play games")
@@ -221,6 +288,30 @@ def main() -> None:
     )
     parser.add_argument(
         "--first-seed", type=int, default=FIRST_SEED, help="seed of the first self-play deck"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes playing the self-play games"
+    )
+    parser.add_argument(
+        "--save-samples", type=Path, help="write the self-play samples here (JSON lines)"
+    )
+    parser.add_argument(
+        "--samples",
+        type=Path,
+        action="append",
+        default=[],
+        help="fit to samples saved by --save-samples instead of playing (repeatable)",
+    )
+    parser.add_argument(
+        "--ensemble",
+        type=int,
+        default=1,
+        help="networks fitted from different starting weights, written as their mean",
+    )
+    parser.add_argument(
+        "--fit-seed",
+        type=int,
+        help="seed of the first network's starting weights (default: the number of games)",
     )
     parser.add_argument(
         "--pause-while",
@@ -234,28 +325,36 @@ def main() -> None:
         help="weights module to write (default: the package's weights.py)",
     )
     args = parser.parse_args()
-    evaluate = hand_value if args.bootstrap else learned_value
+    if args.samples:
+        games = [game for path in args.samples for game in load_samples(path)]
+        source = f"{len(games)} saved self-play games"
+    else:
+        seeds = range(args.first_seed, args.first_seed + args.games)
+        games = self_play(seeds, args.bootstrap, args.workers, args.pause_while)
+        policy = "hand-set" if args.bootstrap else "learned"
+        source = f"{args.games} self-play games by the {policy} evaluation"
+        if args.save_samples:
+            save_samples(args.save_samples, games)
     train: list[Sample] = []
     test: list[Sample] = []
-    for game in range(args.games):
-        wait_while(args.pause_while)
-        samples = play(args.first_seed + game, evaluate)
-        (test if game % 5 == 4 else train).extend(samples)
-        if game % 50 == 49:
-            print(f"{game + 1} games played", flush=True)
-    net = fit(train, test, args.hidden, args.games, args.pause_while)
+    for seed, samples in games:
+        (test if seed % 5 == 4 else train).extend(samples)
+    fit_seed = len(games) if args.fit_seed is None else args.fit_seed
+    nets = [
+        fit(train, test, args.hidden, fit_seed + k, args.pause_while) for k in range(args.ensemble)
+    ]
+    net = ensemble(nets)
     errors = [predict(net, f) - y for f, y in test]
     mean_y = sum(y for _, y in test) / len(test)
     spread = sum((y - mean_y) ** 2 for _, y in test) / len(test)
     r2 = 1 - sum(e * e for e in errors) / len(errors) / spread
     mae = sum(abs(e) for e in errors) / len(errors)
-    policy = "hand-set" if args.bootstrap else "learned"
-    print(f"{args.games} games by the {policy} evaluation, {len(train)} samples to fit")
+    print(f"{source}, {len(train)} samples to fit")
     print(f"held out: {len(test)} samples, R^2 {r2:.3f}, mean absolute error {mae:.1f} points")
-    print(f"{len(INPUT_NAMES)} inputs, {args.hidden} hidden units")
+    print(f"{len(INPUT_NAMES)} inputs, {args.ensemble} x {args.hidden} hidden units")
     note = (
-        f"Trained on {args.games} self-play games by the {policy} evaluation, "
-        f"{args.hidden} hidden units (held-out R^2 {r2:.3f})."
+        f"Trained on {source}, {args.ensemble} x {args.hidden} hidden units "
+        f"(held-out R^2 {r2:.3f})."
     )
     write_weights(net, args.out, note)
     print(f"wrote {args.out}")
