@@ -102,16 +102,26 @@ def parse_slot(slot: str) -> tuple[str, int] | None:
     return None
 
 
-def slot_die(state: State, slot: str) -> tuple[int, int] | None:
-    """The die on an A/C/E/G slot as (owner, index); owner -1 is a neutral die."""
+def slot_holders(state: State) -> dict[str, tuple[int, int]]:
+    """The die on each taken A/C/E/G slot as (owner, index), owner -1 a neutral die, from
+    one pass over the dice: the first found, neutral dice first, then by seat."""
+    out: dict[str, tuple[int, int]] = {}
+    single = data.SINGLE_SLOT_CARDS
     for i, d in enumerate(state["neutral"]):
-        if d["at"] == slot:
-            return (-1, i)
+        at = d["at"]
+        if at and at[0] in single and at not in out:
+            out[at] = (-1, i)
     for s, p in enumerate(state["players"]):
         for i, d in enumerate(p["dice"]):
-            if d["at"] == slot:
-                return (s, i)
-    return None
+            at = d["at"]
+            if at and at[0] in single and at not in out:
+                out[at] = (s, i)
+    return out
+
+
+def slot_die(state: State, slot: str) -> tuple[int, int] | None:
+    """The die on an A/C/E/G slot as (owner, index); owner -1 is a neutral die."""
+    return slot_holders(state).get(slot)
 
 
 def dice_at(state: State, slot: str) -> list[tuple[int, int]]:

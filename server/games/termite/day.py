@@ -154,26 +154,23 @@ def next_turn(state: State, rng: Rng, events: list[Event]) -> None:
 class Slots:
     """Which slots accept a die of ``seat`` of a given kind and value (cached per pair),
     by :func:`check_slot`'s rules read from one pass over the dice: who holds each slot
-    and the values of the dice in each of the seat's rooms."""
+    (``board.slot_holders``) and the values of the dice in each of the seat's rooms (as
+    ``board.room_dice`` finds them)."""
 
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
         self.player = state["players"][seat]
         self.cache: dict[tuple[str, int], list[str]] = {}
-        self.holders: dict[str, tuple[int, int]] = {}
-        """The die ``board.slot_die`` finds on each slot (neutral first, then by seat)."""
-        for i, d in enumerate(state["neutral"]):
-            self.holders.setdefault(d["at"], (-1, i))
-        for s, p in enumerate(state["players"]):
-            for i, d in enumerate(p["dice"]):
-                self.holders.setdefault(d["at"], (s, i))
+        self.holders = board.slot_holders(state)
+        """The die ``board.slot_die`` finds on each taken A/C/E/G slot."""
         self.rooms: list[list[int]] = [[] for _ in self.player["rooms"]]
         """The values of the seat's dice in each of its rooms."""
+        tags = {f"R{r}": r for r in range(len(self.rooms))}
         for d in self.player["dice"]:
-            room = board.parse_slot(d["at"]) if isinstance(d["at"], str) else None
-            if room is not None and room[0] == "R" and room[1] < len(self.rooms):
-                self.rooms[room[1]].append(d["value"])
+            room = tags.get(d["at"])
+            if room is not None:
+                self.rooms[room].append(d["value"])
 
     def __call__(self, kind: str, value: int) -> list[str]:
         key = (kind, value)

@@ -109,10 +109,11 @@ def start_night(state: State, rng: Rng, events: list[Event]) -> None:
             ]
         )
     tasks: list[Task] = []
+    holders = board.slot_holders(state)  # no die moves until the tasks run
 
     def single(card: str, kind: str) -> None:
         for value in range(1, 7):
-            found = board.slot_die(state, f"{card}{value}")
+            found = holders.get(f"{card}{value}")
             if found is not None and found[0] >= 0:
                 tasks.append({"t": kind, "seat": found[0]})
 

@@ -28,10 +28,11 @@ def _die(state: State, owner: int, index: int) -> dict[str, Any]:
 
 def _cards(state: State) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
+    holders = board.slot_holders(state)
     for card in data.SINGLE_SLOT_CARDS:
         row: list[Any] = []
         for value in range(1, 7):
-            holder = board.slot_die(state, f"{card}{value}")
+            holder = holders.get(f"{card}{value}")
             row.append(None if holder is None else _die(state, *holder))
         out[card] = row
     return out
