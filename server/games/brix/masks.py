@@ -35,25 +35,27 @@ brick empties an outer column.
 
 :meth:`Walls.values` reads the positions back as lists of ``[brick,] x, y`` values with
 no Python step per position: each bit of the masks spread to a byte (0 or 255) selects,
-by ``&``, the bytes of an integer that holds every bit's value plus ``FLIP``; deleting
-the zero bytes leaves the chosen ones in order, read back as signed bytes.  That needs
-every value within -127..127; a wall that drifted further (the move phase may move it
-one column a turn, without end), one of more than ``FLIP`` rows or with a brick id of
-``FLIP`` or more (beyond today's 60-brick option, but nothing else keeps them below) is
-read position by position, as are masks with at most ``SPARSE`` positions (a placement's,
-mostly), where the bytes cost more than the steps.
+by ``&``, the bytes of an integer that holds every bit's row plus ``FLIP`` (or its
+column's or slot's index plus 1: never 0); deleting the zero bytes leaves the chosen
+ones in order, which a 256-byte ``translate`` table turns into the values, read back as
+signed bytes.  That needs every value within -127..127; a wall that drifted further (the
+move phase may move it one column a turn, without end), one of more than ``FLIP`` rows
+or with a brick id of ``FLIP`` or more (beyond today's 60-brick option, but nothing else
+keeps them below) is read position by position, as are masks with at most ``SPARSE``
+positions (a placement's, mostly), where the bytes cost more than the steps.
 
 What is cached, and why it is bounded.  The byte tables depend only on a shape -- the
 rows of a slot and the number of slots -- never on the wall's ``x0`` or on which bricks
 the slots stand for: they hold a bit's column or slot as a small index (plus 1), mapped
-to ``x`` or the brick id (plus ``FLIP``) by a 256-byte ``translate`` table built per
-call.  A table keyed by the tags or ``x0`` would be new at nearly every move (the takers
-change with the wall) and only hold memory, as would a cache of ``legal`` itself, which
+to ``x`` or the brick id by a 256-byte ``translate`` table -- ``x0``'s from ``_X_MAPS``
+(one for each ``x0`` within reach, 60 KB made at import), the tags' built per call.  A
+table keyed by the tags or ``x0`` would be new at nearly every move (the takers change
+with the wall) and only hold memory, as would a cache of ``legal`` itself, which
 ``LegalCache`` already is for repeated asks of one state.  A shape repeats from move to
 move (the slot count is the bricks less the locked one; the rows grow slowly), so the
 shape tables and the ``_slots``/``_repeat`` multipliers are kept in LRU caches of
-``CACHED`` entries each.  A table is about 15 KB for a 36-brick wall of 12 rows and
-at most ~230 KB (a 60-brick vertical tower), so the caches hold at most ~11 MB per hub
+``CACHED`` entries each.  A table is about 15 KB for a 36-brick wall of 12 rows and at
+most ~230 KB (a 60-brick vertical tower), so the caches hold at most ~11 MB per hub
 process, whatever the clients play.
 
 The placement and collapse rules here restate :meth:`Wall.placement_error` and
@@ -77,13 +79,19 @@ MARGIN = 3
 GROUND = (1 << STRIDE) - 1
 """Row 0: every cell of it stands on the ground."""
 FLIP = 128
-"""Added to a value stored as a byte (so none is 0), taken off when read back."""
+"""Added to a row stored as a byte (so none is 0), taken off when read back."""
 SPARSE = 16
 """At most this many positions are read back one by one: cheaper than through bytes."""
 CACHED = 16
 """Entries kept by each of the shape caches (module docstring)."""
 _SPREAD = bytes.maketrans(b"01", b"\x00\xff")
 _UNFLIP = bytes((b + FLIP) % 256 for b in range(256))
+_X_MAPS = {
+    x0: bytes((0, *((x0 + column) % 256 for column in range(STRIDE)))).ljust(256, b"\0")
+    for x0 in range(1 - FLIP, FLIP - STRIDE + 1)
+}
+"""For each ``x0`` within the byte read-back's reach, the ``translate`` table from a
+frame column plus 1 to its ``x`` as a signed byte (60 KB, made at import)."""
 
 Brick = tuple[int, int, int, bool, int]
 """A brick in the frame: its id, its cells' bits, its start (left or lower) cell's bit,
@@ -141,13 +149,10 @@ class Walls:
             return self._read(h, tagged), self._read(v, tagged)
         size = rows * STRIDE
         slots = 2 * len(tags)  # the horizontal masks' slots, then the vertical ones'
-        to_x = bytearray(256)
-        to_x[1 : STRIDE + 1] = range(x0 + FLIP, x0 + FLIP + STRIDE)
-        tables = [(_x_table(rows, slots), bytes(to_x)), (_y_table(rows, slots), None)]
+        tables = [(_x_table(rows, slots), _X_MAPS[x0]), (_y_table(rows, slots), _UNFLIP)]
         if tagged:
-            to_tag = bytearray(256)
-            to_tag[1 : len(tags) + 1] = [tag + FLIP for tag in tags]
-            tables.insert(0, (_slot_table(size, len(tags)), bytes(to_tag)))
+            to_tag = bytes((0, *tags)).ljust(256, b"\0")
+            tables.insert(0, (_slot_table(size, len(tags)), to_tag))
         spread = format(h | v << (slots // 2 * size), "b")[::-1].encode().translate(_SPREAD)
         chosen = int.from_bytes(spread, "little")
         parts = [
@@ -157,7 +162,7 @@ class Walls:
         joined = bytearray(len(tables) * len(parts[0]))
         for i, part in enumerate(parts):
             joined[i :: len(tables)] = part
-        values = array("b", joined.translate(_UNFLIP)).tolist()
+        values = array("b", joined).tolist()
         return values[: flat * len(tables)], values[flat * len(tables) :]
 
     def _read(self, mask: int, tagged: bool) -> list[int]:
