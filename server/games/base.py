@@ -364,19 +364,22 @@ class Game:
 
     def legal_groups(self, state: State, seat: int) -> list[LegalGroup] | None:
         """:meth:`legal_actions` in the compact form, or None for a game without one."""
-        if self.compact_choices is None:
-            return None
-        if seat not in self.status(state)["to_act"]:
-            return []
-        return self.compact_choices(state, seat)
+        return self._in_form(self.compact_choices, state, seat)
 
     def legal_grids(self, state: State, seat: int) -> list[LegalGrid] | None:
         """:meth:`legal_actions` in the grid form, or None for a game without one."""
-        if self.grid_choices is None:
+        return self._in_form(self.grid_choices, state, seat)
+
+    def _in_form(
+        self, form: Callable[[State, int], list[dict[str, Any]]] | None, state: State, seat: int
+    ) -> list[dict[str, Any]] | None:
+        """A seat's legal actions in another form (``compact_choices``, ``grid_choices``):
+        None when the game has no such form, none for a seat that need not act."""
+        if form is None:
             return None
         if seat not in self.status(state)["to_act"]:
             return []
-        return self.grid_choices(state, seat)
+        return form(state, seat)
 
     def legal_step(self, state: State, seat: int, partial: Action) -> Step:
         """The staged form of ``legal``: the choices for the next field of ``partial``

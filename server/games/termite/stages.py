@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from tablehub.server.games.base import JSON, Action, State
-from tablehub.server.games.staged import Step, StepChoice, group_step
+from tablehub.server.games.staged import Step, StepChoice, group_step, same
 from tablehub.server.games.termite import board, build, data, day, gather, night
 
 NOTHING: Step = {"field": None, "choices": [], "complete": False}
@@ -265,13 +265,9 @@ def _night_step(state: State, partial: Action) -> Step:
 
 def _pick(values: Iterable[JSON], wanted: JSON) -> JSON | None:
     """The one of ``values`` a partial action's ``wanted`` chooses, as :func:`group_step`
-    matches them (of the same type and equal, as ``act`` checks a field); None when none
-    is."""
-    kind = type(wanted)
-    for value in values:
-        if type(value) is kind and value == wanted:
-            return value
-    return None
+    matches them (:func:`~tablehub.server.games.staged.same`: of the same type and
+    equal, as ``act`` checks a field); None when none is."""
+    return next((value for value in values if same(value, wanted)), None)
 
 
 def _build_step(state: State, task: gather.Task, partial: Action) -> Step:
