@@ -18,7 +18,8 @@ which are most of them and most of the bot's time:
   found.
 
 The few placements above the ground come from ``Surface.upper_placements`` and are
-fitted one by one.
+fitted one by one, a level at a time (kept per frame for the layouts that share the
+level).
 
 The ground offsets are ``rules.ground_offsets``, the same masks ``rules.legal_placements``
 lists every legal placement from.
@@ -48,6 +49,21 @@ def _in_bounds(x: int, y: int) -> bool:
 
 
 def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
+    """The best ``per_level`` placements of ``digit`` on each level above the ground,
+    highest level first; a level's are kept in the frame for the layouts that share
+    what its placements depend on (``Surface.level_key``)."""
+    memo = surface.frame.upper
+    out: list[Placement] = []
+    for level in range(len(surface.layers), 0, -1):
+        key = (digit, per_level, level, surface.level_key(level))
+        best = memo.get(key)
+        if best is None:
+            best = memo[key] = _upper_on(surface, digit, per_level, level)
+        out.extend(best)
+    return out
+
+
+def _upper_on(surface: Surface, digit: int, per_level: int, level: int) -> list[Placement]:
     frame = surface.frame
     layers = surface.layers
     stride = frame.stride
@@ -59,8 +75,8 @@ def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
         and frame.min_y >= -BOUND
         and frame.min_y + stride <= BOUND
     )
-    by_level: dict[int, list[tuple[int, int, int, int]]] = {}
-    for level, shape, bit in surface.upper_placements(digit):
+    ranked: list[tuple[int, int, int, int]] = []
+    for shape, bit in surface.upper_placements(level, digit):
         if far and not _in_bounds(*frame.cell(bit)):
             continue
         fit = 0
@@ -69,14 +85,9 @@ def _upper(surface: Surface, digit: int, per_level: int) -> list[Placement]:
             for edges in shape.edges:
                 fit -= (higher & edges).bit_count()
         x, y = divmod(bit, stride)  # in the frame: the same order as the cells'
-        by_level.setdefault(level, []).append((fit, y, x, shape.rot))
-    out: list[Placement] = []
-    for level, ranked in by_level.items():  # highest level first, as listed
-        ranked.sort()
-        out.extend(
-            (level, rot, x + frame.min_x, y + frame.min_y) for _, y, x, rot in ranked[:per_level]
-        )
-    return out
+        ranked.append((fit, y, x, shape.rot))
+    ranked.sort()
+    return [(level, rot, x + frame.min_x, y + frame.min_y) for _, y, x, rot in ranked[:per_level]]
 
 
 def _fit_counters(footprint: int, next_to: int, shape: ShapeBits) -> tuple[int, list[int]]:

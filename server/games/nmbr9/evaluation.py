@@ -32,7 +32,6 @@ The layout's masks, and the reach, come from ``surface``.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from operator import mul
 
@@ -129,22 +128,38 @@ _OFFSET = sum(_HALF << (LANE * j) for j in range(_LANES))
 _LANE_MASK = (1 << LANE) - 1
 _LOW_BITS = sum(1 << (LANE * j) for j in range(len(HIDDEN)))
 """The lowest bit of each hidden unit's lane."""
-_UNPACK = struct.Struct(f"<{len(HIDDEN)}Q").unpack
+_RISING = sum(_LANE_MASK << (LANE * j) for j, out in enumerate(OUTPUT) if out > 0)
+"""The lanes of the hidden units of positive output weight."""
+_FALLING = sum(_LANE_MASK << (LANE * j) for j, out in enumerate(OUTPUT) if out < 0)
+"""The lanes of the hidden units of negative output weight."""
+_LANE_SUM = _LANE_MASK
+"""An int modulo 2^LANE - 1 is the sum of its lanes modulo 2^LANE - 1 (2^LANE is 1
+there): the sum itself while it stays below that."""
 
 
 def _packed(values: list[float]) -> int:
     return sum(round(v * (1 << FIXED_BITS)) << (LANE * j) for j, v in enumerate(values))
 
 
-_COLUMNS = tuple(
-    _packed([row[1 + i] for row in HIDDEN] + [LINEAR[i]]) for i in range(len(INPUT_NAMES))
-)
-"""Each input's weights, packed: in every hidden unit's lane, then the linear term's."""
-_BIASES = _packed([row[0] for row in HIDDEN] + [BIAS])
+def _unit_weights(row: tuple[float, ...], out: float) -> list[float]:
+    """A hidden unit's weights (its bias first) times the size of its output weight:
+    relu(a) * out is relu(a * |out|) with the sign of out, so the output layer is a sum
+    of lanes, one sum per sign."""
+    return [w * abs(out) for w in row]
 
-Folded = tuple[int, list[int], int, list[int]]
-"""(constant, weight of each layout feature, the digits whose reach counts as a mask
-and as a list), all packed, for one set of counts to come: see :func:`_fold`."""
+
+_SCALED = [_unit_weights(row, out) for row, out in zip(HIDDEN, OUTPUT, strict=True)]
+_COLUMNS = tuple(
+    _packed([row[1 + i] for row in _SCALED] + [LINEAR[i]]) for i in range(len(INPUT_NAMES))
+)
+"""Each input's weights, packed: in every hidden unit's lane (times the size of its
+output weight), then the linear term's."""
+_BIASES = _packed([row[0] for row in _SCALED] + [BIAS])
+
+Folded = tuple[int, int, list[int], int, list[int]]
+"""(cards to come, constant, weight of each layout feature, the digits whose reach
+counts as a mask and as a list), all packed, for one set of counts to come: see
+:func:`_fold`."""
 
 _FOLDED: dict[tuple[int, ...], Folded] = {}
 
@@ -159,9 +174,6 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
     Everything is an integer, scaled by ``STAGE`` (s times ``STAGE`` is the number of
     cards to come) and by 2^FIXED_BITS, plus 2^63 in each lane so that no lane borrows
     from the next."""
-    folded = _FOLDED.get(remaining)
-    if folded is not None:
-        return folded
     n = sum(remaining)
     c = _COLUMNS
 
@@ -188,20 +200,23 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
         STAGE * (c[37] - c[36]),  # 4 or more
         STAGE * (c[38] - c[37]),  # 5 or more
     ]
-    folded = (constant, weights, sum(1 << d for d in digits), digits)
+    folded = (n, constant, weights, sum(1 << d for d in digits), digits)
     if len(_FOLDED) >= 4096:
         _FOLDED.clear()
     _FOLDED[remaining] = folded
     return folded
 
 
+_SCALE = STAGE * STAGE * (1 << FIXED_BITS)
+
+
 def learned_value(surface: Surface, score: int, remaining: list[int]) -> float:
     """Points held plus the learned estimate of the points to come: ``network`` of
     ``inputs``, computed on packed ints (:func:`_fold`; the same value to about 1e-7 points)."""
-    n = sum(remaining)
+    key = tuple(remaining)
+    n, constant, weights, wanted, digits = _FOLDED.get(key) or _fold(key)
     if not n:
         return float(score)
-    constant, weights, wanted, digits = _fold(tuple(remaining))
     layers = surface.layers
     reaches = surface.reaches(wanted)
     features = [
@@ -214,9 +229,13 @@ def learned_value(surface: Surface, score: int, remaining: list[int]) -> float:
     # The rectified hidden units: keep the lanes whose top bit is set (not below 0).
     signs = units >> (LANE - 1) & _LOW_BITS
     rectified = (units & signs * _LANE_MASK) - (signs << (LANE - 1))
-    total: float = (units >> (LANE * len(HIDDEN))) - _HALF  # the linear term's lane
-    total += sum(map(mul, OUTPUT, _UNPACK(rectified.to_bytes(8 * len(HIDDEN), "little"))))
-    return score + n * total / (STAGE * STAGE * (1 << FIXED_BITS))
+    total: int = (
+        (units >> (LANE * len(HIDDEN)))  # the linear term's lane
+        - _HALF
+        + (rectified & _RISING) % _LANE_SUM
+        - (rectified & _FALLING) % _LANE_SUM
+    )
+    return score + n * total / _SCALE
 
 
 def hand_value(surface: Surface, score: int, remaining: list[int]) -> float:

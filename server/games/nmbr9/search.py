@@ -203,9 +203,15 @@ def _deeper(
     return values
 
 
+TIE = 9
+"""Decimals a candidate's value is compared to: values equal but for the rounding of
+their sums (often the case two cards from the end, where the two-card value is the
+exact expected score) are a tie, which goes to the earlier candidate."""
+
+
 def best(scored: list[Scored]) -> Placement:
     """The candidate of highest value (ties: the earlier in the shortlist)."""
-    return min(scored, key=lambda c: (-c[0], c[1]))[2]
+    return min(scored, key=lambda c: (-round(c[0], TIE), c[1]))[2]
 
 
 def choose(

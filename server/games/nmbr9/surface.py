@@ -169,7 +169,7 @@ class Frame:
     """Where cells are on the masks: ``(x, y)`` is bit ``(x - min_x) * stride + y -
     min_y``; ``shapes[digit]``: its distinct rotations on masks of this stride."""
 
-    __slots__ = ("by_rot", "known", "min_x", "min_y", "shapes", "stride")
+    __slots__ = ("by_rot", "footprints", "known", "min_x", "min_y", "shapes", "stride", "upper")
 
     def __init__(self, min_x: int, min_y: int, stride: int) -> None:
         self.min_x = min_x
@@ -182,6 +182,13 @@ class Frame:
         cells under the level, those on it and the squares of each tile under it, the
         digits looked at and those with a legal placement."""
         self.shapes = {d: tuple(self.by_rot[(d, r)] for r in DISTINCT_ROTATIONS[d]) for d in DIGITS}
+        self.upper: dict[tuple[int, int, int, LevelKey], list[Placement]] = {}
+        """Memo for ``candidates``: the best placements of a digit on a level, by
+        what the level's placements depend on (see :meth:`Surface.level_key`)."""
+        self.footprints: dict[int, Footprint] = {}
+        """The :class:`Footprint` of each footprint (a mask) the search has laid a
+        ground tile to: two orders of the same tiles, or two candidates followed by the
+        same ground reply, share what was found for it."""
 
     @classmethod
     def around(cls, x0: int, y0: int, x1: int, y1: int) -> Frame:
@@ -343,12 +350,17 @@ class Surface:
             tops[level] = (*tops[level], mask)
             # More floor on level + 1: what was legal there stays legal.
             unknown[level + 1] = ALL_DIGITS & ~placeable[level + 1]
-        before, base = 0, None  # on the ground: a new footprint
         if level:  # less floor on level, and new squares to touch there
             tops[level - 1] = tuple([m & ~mask for m in tops[level - 1] if m & ~mask])
             before, base = placeable[level], self.base
             placeable[level] = 0
             unknown[level] = ALL_DIGITS
+        else:  # on the ground: a new footprint, perhaps seen before
+            before = 0
+            seen = frame.footprints.get(layers[0])
+            if seen is None:
+                seen = frame.footprints[layers[0]] = Footprint()
+            base = seen
         fresh = (level, mask, before, opened)
         return Surface(
             frame, tuple(layers), tuple(tops), placeable, unknown, self.tiles + 1, base, fresh
@@ -484,18 +496,15 @@ class Surface:
                 break
         return out
 
-    def upper_placements(self, digit: int) -> list[tuple[int, ShapeBits, int]]:
-        """The legal placements of ``digit`` above the ground as ``(level, shape, bit of
-        its offset)``, highest level first; within a level by rotation, then bit.
+    def upper_placements(self, level: int, digit: int) -> list[tuple[ShapeBits, int]]:
+        """The legal placements of ``digit`` on ``level`` >= 1 as ``(shape, bit of its
+        offset)``, by rotation, then bit.
 
-        The upper-level half of ``rules.legal_placements`` on bit masks (without its
+        The upper-level part of ``rules.legal_placements`` on bit masks (without its
         bounds, which no tile above the ground comes near)."""
-        return [
-            (level, shape, bit)
-            for level in range(len(self.layers), 0, -1)
-            if self.placeable_on(level, 1 << digit)
-            for _, shape, bit in self._legal_on(level, 1 << digit, first=False)
-        ]
+        if not self.placeable_on(level, 1 << digit):
+            return []
+        return [(shape, bit) for _, shape, bit in self._legal_on(level, 1 << digit, first=False)]
 
     def reach(self, digit: int) -> int:
         """The highest level a ``digit`` tile could be placed on now (0 if only the

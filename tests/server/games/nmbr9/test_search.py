@@ -6,8 +6,9 @@ from __future__ import annotations
 from tablehub.server.games import get_game
 from tablehub.server.games.base import State
 from tablehub.server.games.nmbr9 import search
+from tablehub.server.games.nmbr9.candidates import shortlist
 from tablehub.server.games.nmbr9.engine import current_card, remaining_counts
-from tablehub.server.games.nmbr9.evaluation import learned_value
+from tablehub.server.games.nmbr9.evaluation import inputs, learned_value, network
 from tablehub.server.games.nmbr9.surface import Surface
 
 LAST_STEP = 300
@@ -39,3 +40,24 @@ def test_no_move_scores_many_more_layouts_than_the_budget() -> None:
         assert action == {"type": "place", "x": x, "y": y, "rot": rot}
         state, _ = game.apply(state, 0, action)
     assert most <= search.MOVE_BUDGET + LAST_STEP
+
+
+def test_the_packed_evaluation_is_the_network_of_its_inputs() -> None:
+    """``learned_value`` (the network on packed ints, the output layer as sums of lanes)
+    gives ``network(inputs(...))`` plus the points held, on the layouts a search looks
+    at: every shortlisted placement of the card in hand, on layouts of a strong game."""
+    game = get_game("nmbr9")
+    assert game is not None
+    state: State = game.setup({}, 1, 21)
+    checked = 0
+    while not state["finished"]:
+        player = state["players"][0]
+        digit, remaining = current_card(state), remaining_counts(state)
+        root = Surface.of(player["tiles"])
+        for placement in shortlist(root, digit, 10):
+            after = root.with_tile(digit, placement)
+            expected = 7 + (network(inputs(after, remaining)) if any(remaining) else 0.0)
+            assert abs(learned_value(after, 7, remaining) - expected) < 1e-6, placement
+            checked += 1
+        state, _ = game.apply(state, 0, game.bot_move(state, 0, "strong"))
+    assert checked > 200

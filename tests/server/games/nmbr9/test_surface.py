@@ -7,7 +7,7 @@ from __future__ import annotations
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Game
 from tablehub.server.games.nmbr9.candidates import shortlist
-from tablehub.server.games.nmbr9.rules import Tile, make_tile
+from tablehub.server.games.nmbr9.rules import Tile, legal_placements, make_tile
 from tablehub.server.games.nmbr9.shapes import DIGITS
 from tablehub.server.games.nmbr9.surface import Surface
 
@@ -67,3 +67,34 @@ def test_a_tile_far_out_moves_the_layout_to_a_new_frame() -> None:
         tiles = _placed(tiles, 1, placement)
         _same(surface, Surface.of(tiles), step)
     assert surface.frame is not first_frame
+
+
+def test_two_orders_of_the_same_tiles_give_the_same_layout() -> None:
+    """Two tiles laid in either order, in one frame: the second order meets what the
+    first left in the frame's memos (the best placements of a level, a footprint's
+    ground placements) and still gives the layout built at once."""
+    game = _game()
+    state = game.setup({}, 1, 432)
+    pairs = 0
+    while not state["finished"]:
+        tiles = state["players"][0]["tiles"]
+        root = Surface.of(tiles)
+        for first_digit, second_digit in ((9, 6), (2, 0), (8, 8)):
+            for first in shortlist(root, first_digit, 2):
+                child = root.with_tile(first_digit, first)
+                for second in shortlist(child, second_digit, 2):
+                    built = Surface.of(
+                        _placed(_placed(tiles, first_digit, first), second_digit, second)
+                    )
+                    _same(child.with_tile(second_digit, second), built, (len(tiles), first, second))
+                    if second not in legal_placements(tiles, second_digit):
+                        continue
+                    other = root.with_tile(second_digit, second)
+                    if first not in legal_placements(
+                        _placed(tiles, second_digit, second), first_digit
+                    ):
+                        continue
+                    _same(other.with_tile(first_digit, first), built, (len(tiles), second, first))
+                    pairs += 1
+        state, _ = game.apply(state, 0, game.bot_move(state, 0, "strong"))
+    assert pairs > 100
