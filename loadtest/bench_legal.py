@@ -1,7 +1,8 @@
 """Bench: the cost of ``legal`` in every game against the cost of a move, and 9-tower on
 a fixed layout.
 
-Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]``
+Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]
+[--min-calls N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
 act asks ``legal`` in the form its clients use -- the grid form (protocol/README.md
@@ -12,7 +13,9 @@ legal") walked from ``{}`` along one path of choices to a complete action, each 
 call -- and the move that seat's bot plays there is applied once (``Game.apply``, the
 state left as it was).  The figures are CPU time per call
 (``process_time``: a machine shared with other work does not inflate them; a garbage
-collection does), median and p99:
+collection does), median and p99, over at least ``--games`` playouts and as many more as
+give ``--min-calls`` calls (a p99 of a few dozen calls would be their maximum); for a
+game with phases (the wall duel's placing and move phases), each phase's figures too:
 
 * ``legal``: the game's answer (``legal_grids``, or ``legal_groups`` for a game
   without a grid form, as the hub answers a grid ask / ``legal_groups``, the compact
@@ -39,7 +42,7 @@ import argparse
 import functools
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tablehub.protocol.codec import SUBPROTOCOLS
@@ -93,6 +96,18 @@ class Samples:
         self.apply: list[float] = []
         self.largest = 0
 
+    @staticmethod
+    def joined(parts: Iterable[Samples]) -> Samples:
+        """All the calls of ``parts`` as one set."""
+        out = Samples()
+        for part in parts:
+            out.legal += part.legal
+            out.served += part.served
+            out.again += part.again
+            out.apply += part.apply
+            out.largest = max(out.largest, part.largest)
+        return out
+
     def ask(self, answer: Callable[[], dict[str, Any]], version: int) -> dict[str, Any]:
         """One ``legal`` call, then its frame: the first time, and a second ask."""
         start = time.process_time()
@@ -144,20 +159,23 @@ def staged_walk(game: Game, state: State, seat: int, rng: Rng, samples: Samples)
             return
 
 
-def bench_games(games: int) -> None:
+def bench_games(games: int, min_calls: int) -> None:
     print(
         "CPU per call, ms (median / p99); served = legal + its ok frame (msgpack), again ="
-        " a second ask at the version; apply = one move in the same positions"
+        " a second ask at the version; apply = one move in the same positions; at least"
+        f" {games} playouts and {min_calls} calls a line; a game with phases: each too"
     )
     for game_id, seats, options, form in PLAYOUTS:
         game = get_game(game_id)
         assert game is not None
-        samples = Samples()
-        for seed in range(games):
+        phases: dict[str, Samples] = {}
+        seed = 0
+        while seed < games or sum(len(s.legal) for s in phases.values()) < min_calls:
             rng = Rng.from_seed(seed)
             state = game.setup(options, seats, seed)
             version = 0
             while not (status := game.status(state))["finished"]:
+                samples = phases.setdefault(status["phase"], Samples())
                 for seat in status["to_act"]:
                     if form != "staged":
                         answer = ANSWERS[form]
@@ -172,7 +190,18 @@ def bench_games(games: int) -> None:
                 seat = status["to_act"][0]
                 state, _ = game.apply(state, seat, game.bot_move(state, seat, game.fast_bot_level))
                 version += 1
-        report_game(f"{game_id} {seats}p {options or ''} {form}", samples)
+            seed += 1
+        name = f"{game_id} {seats}p {options or ''} {form}"
+        report_game(f"{name} ({seed} playouts)", Samples.joined(phases.values()))
+        if len(phases) > 1:
+            for phase, samples in phases.items():
+                if len(samples.legal) >= MIN_PHASE_CALLS:
+                    report_game(f"  phase {phase}", samples)
+
+
+MIN_PHASE_CALLS = 20
+"""A phase with fewer calls than this gets no line of its own (its p99 would be its
+maximum)."""
 
 
 def _ms(samples: list[float]) -> tuple[float, float]:
@@ -186,7 +215,7 @@ def report_game(name: str, samples: Samples) -> None:
         _ms(s) for s in (samples.legal, samples.served, samples.again, samples.apply)
     )
     print(
-        f"{name:<46} legal {legal[0]:6.3f} / {legal[1]:6.3f}  served {served[0]:6.3f} /"
+        f"{name:<58} legal {legal[0]:6.3f} / {legal[1]:6.3f}  served {served[0]:6.3f} /"
         f" {served[1]:6.3f}  again {again[0]:6.3f} / {again[1]:6.3f}  apply {apply[0]:6.3f} /"
         f" {apply[1]:6.3f}  served/apply median {served[0] / apply[0]:4.2f}, p99/apply median"
         f" {served[1] / apply[0]:4.2f}  ({len(samples.legal)} calls, largest answer"
@@ -215,10 +244,17 @@ def report(name: str, samples: list[float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--games", type=int, default=3, help="playouts per game")
+    parser.add_argument("--games", type=int, default=3, help="playouts per game, at least")
+    parser.add_argument(
+        "--min-calls",
+        type=int,
+        default=300,
+        help="more playouts until a game's line has this many calls (its p99 a percentile,"
+        " not its maximum)",
+    )
     args = parser.parse_args()
 
-    bench_games(args.games)
+    bench_games(args.games, args.min_calls)
 
     state = build_layout()
     tiles = state["players"][0]["tiles"]
