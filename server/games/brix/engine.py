@@ -50,7 +50,7 @@ from tablehub.server.games.base import (
     Status,
     clone,
 )
-from tablehub.server.games.brix.masks import STRIDE, Frame
+from tablehub.server.games.brix.masks import Frame
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -216,9 +216,8 @@ def legal_compact(state: State, seat: int) -> list[LegalGroup]:
     flat, upright = walls.values(tagged=kind == "move")
     parts = [("h", flat), ("v", upright)]
     if walls.safe < len(walls.tags):  # the collapsing moves' own groups, after the others
-        safe = (1 << (walls.safe * walls.rows * STRIDE)) - 1
-        cut_h = len(fields) * (walls.h & safe).bit_count()
-        cut_v = len(fields) * (walls.v & safe).bit_count()
+        safe_h, safe_v = walls.safe_counts()
+        cut_h, cut_v = len(fields) * safe_h, len(fields) * safe_v
         parts = [
             ("h", flat[:cut_h]),
             ("v", upright[:cut_v]),

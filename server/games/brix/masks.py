@@ -135,6 +135,12 @@ class Walls:
             both ^= low
         return out
 
+    def safe_counts(self) -> tuple[int, int]:
+        """How many horizontal and vertical positions the first ``safe`` slots hold
+        (the moves without a collapse, listed before the others)."""
+        safe = (1 << (self.safe * self.rows * STRIDE)) - 1
+        return (self.h & safe).bit_count(), (self.v & safe).bit_count()
+
     def values(self, tagged: bool) -> tuple[list[int], list[int]]:
         """The values of the horizontal positions and of the vertical ones: ``tag, x, y``
         (``tagged``) or ``x, y`` for each, slot after slot, each slot's by (y, x)."""
