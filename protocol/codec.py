@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -327,6 +328,21 @@ def validate_game_value(game: str, kind: str, value: Any) -> None:
     validator(value)
 
 
+_PACKERS = threading.local()
+
+
+def packed(value: Any) -> bytes:
+    """``msgpack.packb(value, use_bin_type=True)``, through one ``Packer`` per thread kept
+    for the next value: ``packb`` makes a new one, with its buffer, for every value (a
+    small reply then costs twice as much).  A value that fails to pack leaves the
+    packer empty."""
+    packer = getattr(_PACKERS, "packer", None)
+    if packer is None:
+        packer = _PACKERS.packer = msgpack.Packer(use_bin_type=True)
+    out: bytes = packer.pack(value)
+    return out
+
+
 class Codec:
     """One subprotocol's framing: msgpack in binary frames or JSON in text frames."""
 
@@ -338,8 +354,7 @@ class Codec:
         """The frame of ``msg``; raises EncodeError (never a frame the socket cannot send)."""
         try:
             if self.binary:
-                out: bytes = msgpack.packb(msg, use_bin_type=True)
-                return out
+                return packed(msg)
             text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
             if not text.isascii():
                 text.encode()  # the transport sends UTF-8: a lone surrogate must fail here

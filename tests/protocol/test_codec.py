@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgpack
 import pytest
 import rfc8785
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ from tablehub.protocol import (
     schema_fingerprint,
     validate_inbound,
 )
-from tablehub.protocol.codec import V1_DIR, index, validate_outbound
+from tablehub.protocol.codec import V1_DIR, EncodeError, index, validate_outbound
 from tablehub.protocol.viewhash import canonical_json, view_hash
 
 json_values = st.recursive(
@@ -58,6 +59,18 @@ def test_fingerprint_is_stable_and_short() -> None:
 def test_codec_round_trip(name: str, msg: dict[str, Any]) -> None:
     codec = SUBPROTOCOLS[name]
     assert codec.decode(codec.encode(msg)) == msg
+
+
+@given(msgs=st.lists(st.dictionaries(st.text(max_size=5), json_values, max_size=5), max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_the_kept_packer_writes_what_packb_writes_even_after_a_failure(
+    msgs: list[dict[str, Any]],
+) -> None:
+    codec = SUBPROTOCOLS["tablehub.v1.msgpack"]
+    for msg in msgs:
+        with pytest.raises(EncodeError):  # half packed, then refused: nothing left behind
+            codec.encode({**msg, "t": "ok", "zz": [1, 2**70]})
+        assert codec.encode(msg) == msgpack.packb(msg, use_bin_type=True)
 
 
 @given(frame=st.binary(max_size=64))
