@@ -32,6 +32,7 @@ The layout's masks, and the reach, come from ``surface``.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from operator import mul
 
@@ -122,44 +123,78 @@ FIXED_BITS = 32
 """The packed network's weights are integers: the float weights times 2^FIXED_BITS."""
 LANE = 64
 """Bits per lane of a packed int: one lane per hidden unit, then one for the linear term."""
+_RISING = [j for j, out in enumerate(OUTPUT) if out >= 0]
+_FALLING = [j for j, out in enumerate(OUTPUT) if out < 0]
+_UNITS_ORDER = _RISING + _FALLING
+"""The hidden units in lane order: those of positive output weight first."""
 _LANES = len(HIDDEN) + 1
 _HALF = 1 << (LANE - 1)
 _OFFSET = sum(_HALF << (LANE * j) for j in range(_LANES))
 _LANE_MASK = (1 << LANE) - 1
 _LOW_BITS = sum(1 << (LANE * j) for j in range(len(HIDDEN)))
 """The lowest bit of each hidden unit's lane."""
-_RISING = sum(_LANE_MASK << (LANE * j) for j, out in enumerate(OUTPUT) if out > 0)
-"""The lanes of the hidden units of positive output weight."""
-_FALLING = sum(_LANE_MASK << (LANE * j) for j, out in enumerate(OUTPUT) if out < 0)
-"""The lanes of the hidden units of negative output weight."""
-_LANE_SUM = _LANE_MASK
-"""An int modulo 2^LANE - 1 is the sum of its lanes modulo 2^LANE - 1 (2^LANE is 1
-there): the sum itself while it stays below that."""
+_UNPACK = struct.Struct(f"<{len(HIDDEN)}Q").unpack
 
 
 def _packed(values: list[float]) -> int:
     return sum(round(v * (1 << FIXED_BITS)) << (LANE * j) for j, v in enumerate(values))
 
 
-def _unit_weights(row: tuple[float, ...], out: float) -> list[float]:
-    """A hidden unit's weights (its bias first) times the size of its output weight:
+def _unit_weights(j: int) -> list[float]:
+    """Hidden unit j's weights (its bias first) times the size of its output weight:
     relu(a) * out is relu(a * |out|) with the sign of out, so the output layer is a sum
     of lanes, one sum per sign."""
-    return [w * abs(out) for w in row]
+    return [w * abs(OUTPUT[j]) for w in HIDDEN[j]]
 
 
-_SCALED = [_unit_weights(row, out) for row, out in zip(HIDDEN, OUTPUT, strict=True)]
+_SCALED = [_unit_weights(j) for j in _UNITS_ORDER]
 _COLUMNS = tuple(
     _packed([row[1 + i] for row in _SCALED] + [LINEAR[i]]) for i in range(len(INPUT_NAMES))
 )
 """Each input's weights, packed: in every hidden unit's lane (times the size of its
-output weight), then the linear term's."""
+output weight, the units in ``_UNITS_ORDER``), then the linear term's."""
 _BIASES = _packed([row[0] for row in _SCALED] + [BIAS])
 
-Folded = tuple[int, int, list[int], int, list[int]]
-"""(cards to come, constant, weight of each layout feature, the digits whose reach
-counts as a mask and as a list), all packed, for one set of counts to come: see
-:func:`_fold`."""
+
+class Folded:
+    """The network's weights folded for one set of counts to come: see :func:`_fold`."""
+
+    __slots__ = ("cards", "cells", "constant", "faults", "reach", "reached", "top", "wanted")
+
+    def __init__(
+        self,
+        cards: int,
+        constant: int,
+        faults: tuple[int, int, int],
+        top: int,
+        cells: tuple[int, ...],
+        reach: dict[int, int],
+        wanted: int,
+    ) -> None:
+        self.cards = cards
+        """The cards to come."""
+        self.constant = constant
+        self.faults = faults
+        """The weights of the ground edge, the steps and the pits."""
+        self.top = top
+        """The weight of the top level."""
+        self.cells = cells
+        """The weights of the cells at height 1 or more, 2 or more, ... 5 or more."""
+        self.reach = reach
+        """The weight of each digit to come (a bit) whose reach counts."""
+        self.wanted = wanted
+        """Those digits, as a mask."""
+        self.reached: dict[int, int] = {}
+        """Memo: the summed weights of a set of digits (a mask)."""
+
+    def reached_weight(self, digits: int) -> int:
+        """The summed weights of the reach of ``digits`` (a mask): what a level adds
+        for the digits that can land on it or higher."""
+        weight = self.reached.get(digits)
+        if weight is None:
+            weight = self.reached[digits] = sum(w for d, w in self.reach.items() if d & digits)
+        return weight
+
 
 _FOLDED: dict[tuple[int, ...], Folded] = {}
 
@@ -169,7 +204,9 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
     the counts (the share s, the counts, the digits to come, the products with s) is
     added up once, so a layout's hidden units are one sum over its features
     (see :func:`learned_value`), each a small int, times packed ints: all the units at
-    once.
+    once.  A digit's reach (the highest level it can land on) is the number of levels
+    it can land on or above: the reach inputs add, for each level, the weights of the
+    digits that reach it.
 
     Everything is an integer, scaled by ``STAGE`` (s times ``STAGE`` is the number of
     cards to come) and by 2^FIXED_BITS, plus 2^63 in each lane so that no lane borrows
@@ -188,19 +225,21 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
         + summary(8) * sum(d * k for d, k in enumerate(remaining))
         + STAGE * sum(c[25 + d] * remaining[d] for d in digits)
     )
-    weights = [
-        summary(2),  # ground edge
-        summary(3),  # steps
-        summary(4),  # pits
+    folded = Folded(
+        n,
+        constant,
+        (summary(2), summary(3), summary(4)),  # ground edge, steps, pits
         STAGE * c[39],  # top level
-        *(remaining[d] * (STAGE * c[16 + d] + d * summary(1)) for d in digits),  # reaches
-        summary(5),  # cells at height 1 or more: the footprint
-        summary(6) + STAGE * c[35],  # 2 or more
-        summary(7) + STAGE * (c[36] - c[35]),  # 3 or more
-        STAGE * (c[37] - c[36]),  # 4 or more
-        STAGE * (c[38] - c[37]),  # 5 or more
-    ]
-    folded = (n, constant, weights, sum(1 << d for d in digits), digits)
+        (
+            summary(5),  # cells at height 1 or more: the footprint
+            summary(6) + STAGE * c[35],  # 2 or more
+            summary(7) + STAGE * (c[36] - c[35]),  # 3 or more
+            STAGE * (c[37] - c[36]),  # 4 or more
+            STAGE * (c[38] - c[37]),  # 5 or more
+        ),
+        {1 << d: remaining[d] * (STAGE * c[16 + d] + d * summary(1)) for d in digits},
+        sum(1 << d for d in digits),
+    )
     if len(_FOLDED) >= 4096:
         _FOLDED.clear()
     _FOLDED[remaining] = folded
@@ -208,34 +247,45 @@ def _fold(remaining: tuple[int, ...]) -> Folded:
 
 
 _SCALE = STAGE * STAGE * (1 << FIXED_BITS)
+_RISEN = len(_RISING)
 
 
 def learned_value(surface: Surface, score: int, remaining: list[int]) -> float:
     """Points held plus the learned estimate of the points to come: ``network`` of
     ``inputs``, computed on packed ints (:func:`_fold`; the same value to about 1e-7 points)."""
     key = tuple(remaining)
-    n, constant, weights, wanted, digits = _FOLDED.get(key) or _fold(key)
-    if not n:
+    folded = _FOLDED.get(key) or _fold(key)
+    if not folded.cards:
         return float(score)
     layers = surface.layers
-    reaches = surface.reaches(wanted)
-    features = [
-        *surface.shape_faults(),
-        len(layers),
-        *[reaches[d] for d in digits],
-        *[mask.bit_count() for mask in layers[:5]],  # no more: 0s (map stops)
-    ]
-    units = constant + sum(map(mul, weights, features))
+    ground, steps, pits = surface.shape_faults()
+    w_ground, w_steps, w_pits = folded.faults
+    units = (
+        folded.constant
+        + ground * w_ground
+        + steps * w_steps
+        + pits * w_pits
+        + len(layers) * folded.top
+        + sum(map(mul, folded.cells, map(int.bit_count, layers)))  # from 5 up: 0s
+    )
+    wanted = folded.wanted
+    reached = 0  # the digits that can land on this level or higher
+    for level in range(len(layers), 0, -1):
+        if reached != wanted:
+            reached |= surface.placeable_on(level, wanted & ~reached)
+        if reached:
+            units += folded.reached_weight(reached)
     # The rectified hidden units: keep the lanes whose top bit is set (not below 0).
     signs = units >> (LANE - 1) & _LOW_BITS
     rectified = (units & signs * _LANE_MASK) - (signs << (LANE - 1))
+    hidden = _UNPACK(rectified.to_bytes(8 * len(HIDDEN), "little"))
     total: int = (
         (units >> (LANE * len(HIDDEN)))  # the linear term's lane
         - _HALF
-        + (rectified & _RISING) % _LANE_SUM
-        - (rectified & _FALLING) % _LANE_SUM
+        + sum(hidden[:_RISEN])
+        - sum(hidden[_RISEN:])
     )
-    return score + n * total / _SCALE
+    return score + folded.cards * total / _SCALE
 
 
 def hand_value(surface: Surface, score: int, remaining: list[int]) -> float:
