@@ -43,7 +43,7 @@
 //   message       raw message         every inbound message, after handling
 
 import { codecFor, MSGPACK } from './codec.js';
-import { GRID, listedActions } from './legal.js';
+import { LAYERED, listedActions } from './legal.js';
 import { Role, TableMirror } from './mirror.js';
 import { applyPatch } from './patch.js';
 import { viewHash } from './viewhash.js';
@@ -505,12 +505,13 @@ export class Client {
   }
 
   /**
-   * The actions legal for your seat now: {actions, version} -- asked in the grid form, the
-   * cheapest (protocol/README.md "Grid legal"), and expanded from whichever form the game
-   * answers in: `grids`, `groups` ("Compact legal") or `actions`.
+   * The actions legal for your seat now: {actions, version} -- asked in the layered grid
+   * form, the cheapest (protocol/README.md "Layered grid legal"), and expanded from
+   * whichever form the game answers in: `grids` (layered or not), `groups` ("Compact
+   * legal") or `actions`.  A hub older than the layered form refuses the ask.
    */
   async legal(table) {
-    const reply = await this.requestWithRetry('legal', { table, form: GRID });
+    const reply = await this.requestWithRetry('legal', { table, form: LAYERED });
     return { actions: listedActions(reply), version: reply.version };
   }
 

@@ -15,4 +15,4 @@ export { Protocol, ProtocolError, loadProtocol, fromUrl } from './protocol.js';
 export { CODECS, codecFor, MSGPACK, JSON_SUBPROTOCOL, DecodeError } from './codec.js';
 export { canonicalJSON, viewHash } from './viewhash.js';
 export { applyPatch } from './patch.js';
-export { COMPACT, GRID, expandGroups, expandGrids, listedActions } from './legal.js';
+export { COMPACT, GRID, LAYERED, expandGroups, expandGrids, listedActions } from './legal.js';

@@ -399,9 +399,25 @@ describe('batches and retries', () => {
 });
 
 describe('legal', () => {
-  it('asks for the grid form and reads the reply in whichever form the game answers in', async () => {
-    // a scripted peer: the grid form, then a game's compact and plain answers, then a seat that need not act
+  it('asks for the layered grid form and reads the reply in whichever form the game answers in', async () => {
+    // a scripted peer: the layered form (protocol/README.md's example), the grid form, then a
+    // game's compact and plain answers, then a seat that need not act
+    const each = [
+      { orange: 0, face: 'xo' },
+      { orange: 0, face: 'ox' },
+      { orange: 1, face: 'xo' },
+      { orange: 1, face: 'ox' },
+    ];
     const replies = [
+      {
+        grids: [
+          {
+            fixed: { type: 'move', dir: 'h' }, fields: ['x', 'y'], origin: [-3, 0], width: 16, height: 6,
+            layers: { field: 'brick', values: [2, 4, 6] }, each, bits: '10000000000000000000000000400',
+          },
+        ],
+        version: 6,
+      },
       { grids: [{ fixed: { type: 'place', rot: 0 }, fields: ['x', 'y'], origin: [-4, -3], width: 18, bits: '40005' }], version: 7 },
       { groups: [{ fixed: { type: 'place', rot: 1 }, fields: ['x', 'y'], values: [2, 5] }], version: 8 },
       { actions: [{ type: 'pass' }], version: 9 },
@@ -424,6 +440,13 @@ describe('legal', () => {
     try {
       assert.deepEqual(await client.legal('t1'), {
         actions: [
+          ...each.map((way) => ({ type: 'move', dir: 'h', ...way, x: 7, y: 0, brick: 2 })),
+          ...each.map((way) => ({ type: 'move', dir: 'h', ...way, x: -3, y: 1, brick: 4 })),
+        ],
+        version: 6,
+      });
+      assert.deepEqual(await client.legal('t1'), {
+        actions: [
           { type: 'place', rot: 0, x: -4, y: -3 },
           { type: 'place', rot: 0, x: -2, y: -3 },
           { type: 'place', rot: 0, x: -4, y: -2 },
@@ -440,7 +463,7 @@ describe('legal', () => {
     }
     const asked = seen.filter((m) => m.t === 'legal').map(({ id: _id, ...fields }) => fields);
     assert.deepEqual(asked, [
-      ...Array(4).fill({ t: 'legal', table: 't1', form: 'grid' }),
+      ...Array(5).fill({ t: 'legal', table: 't1', form: 'layered' }),
       { t: 'legal', table: 't1', partial: { type: 'place' } },
     ]);
   });
