@@ -5,29 +5,30 @@ Run: ``.venv/bin/python -m tablehub.loadtest.bench_legal [--calls N] [--games N]
 [--min-calls N]``
 
 First, per game, bot playouts with fixed seeds: at every position each seat that must
-act asks ``legal`` in the form its clients use -- the grid form (protocol/README.md
-"Grid legal": what both clients ask for), which 9-tower answers with its bit masks in
-hexadecimal and the wall duel and the number row with their compact form ("Compact
-legal": groups of flat value lists); for Termite Towers the staged form ("Staged
-legal") walked from ``{}`` along one path of choices to a complete action, each step one
-call -- and the move that seat's bot plays there is applied once (``Game.apply``, the
-state left as it was).  The figures are CPU time per call
+act asks ``legal`` in the form its clients use -- the layered grid form
+(protocol/README.md "Layered grid legal": what both clients ask for), which 9-tower and
+the wall duel answer with their bit masks in hexadecimal, stacked in layers, and the
+number row with its compact form ("Compact legal": groups of flat value lists); for
+Termite Towers the staged form ("Staged legal") walked from ``{}`` along one path of
+choices to a complete action, each step one call -- and the move that seat's bot plays
+there is applied once (``Game.apply``, the state left as it was).  The figures are CPU time per call
 (``process_time``: a machine shared with other work does not inflate them; a garbage
 collection does), median and p99, over at least ``--games`` playouts and as many more as
 give ``--min-calls`` calls (a p99 of a few dozen calls would be their maximum); for a
 game with phases (the wall duel's placing and move phases), each phase's figures too:
 
-* ``legal``: the game's answer (``legal_grids``, or ``legal_groups`` for a game
-  without a grid form, as the hub answers a grid ask / ``legal_groups``, the compact
-  form / ``legal_actions``, the full list / ``legal_step``);
+* ``legal``: the game's answer (``legal_layered``, else ``legal_grids``, else
+  ``legal_groups``, as the hub answers a layered ask / ``legal_grids``, the grid form /
+  ``legal_groups``, the compact form / ``legal_actions``, the full list /
+  ``legal_step``);
 * ``served``: that answer and its ``ok`` frame as the hub writes it the first time
   (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
   the same version (the kept reply);
 * ``apply``: one move in the same positions.
 
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
-median; the full list is printed beside the grid ask (and 9-tower's compact form) and
-the staged form (Termite Towers).
+median; the full list is printed beside the layered ask (and 9-tower's grid and compact
+forms) and the staged form (Termite Towers).
 
 The layout is reached by a deterministic sequence of legal placements: a solo game
 with a fixed seed where the easy bot places the first 15 cards (the layout has tiles on
@@ -68,14 +69,16 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
 
 
 PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
-    ("brix", 2, {}, "grid"),
+    ("brix", 2, {}, "layered"),
     ("brix", 2, {}, "full"),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "grid"),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "layered"),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, "compact"),
     ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),
+    ("nmbr9", 2, {}, "layered"),
     ("nmbr9", 2, {}, "grid"),
     ("nmbr9", 2, {}, "compact"),
     ("nmbr9", 2, {}, "full"),
-    ("completto", 3, {}, "grid"),
+    ("completto", 3, {}, "layered"),
     ("completto", 3, {}, "full"),
     ("termite", 2, {}, "staged"),
     ("termite", 2, {}, "full"),
@@ -137,7 +140,12 @@ def _grid(game: Game, state: State, seat: int) -> dict[str, Any]:
     return _compact(game, state, seat) if grids is None else {"grids": grids}
 
 
-ANSWERS = {"grid": _grid, "compact": _compact, "full": _full}
+def _layered(game: Game, state: State, seat: int) -> dict[str, Any]:
+    grids = game.legal_layered(state, seat)
+    return _grid(game, state, seat) if grids is None else {"grids": grids}
+
+
+ANSWERS = {"layered": _layered, "grid": _grid, "compact": _compact, "full": _full}
 
 
 def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
@@ -270,6 +278,7 @@ def main() -> None:
     report("legal_actions (15 tiles)", timings(lambda: GAME.legal_actions(state, 0), args.calls))
     report("compact legal (15 tiles)", timings(lambda: GAME.legal_groups(state, 0), args.calls))
     report("grid legal (15 tiles)", timings(lambda: GAME.legal_grids(state, 0), args.calls))
+    report("layered legal (15 tiles)", timings(lambda: GAME.legal_layered(state, 0), args.calls))
     counts = {d: len(legal_placements(tiles, d)) for d in range(10)}
     print(f"legal placements per digit on this layout: {counts}")
     report(

@@ -26,7 +26,7 @@ from tablehub.loadtest.client import RequestFailed, SimClient
 from tablehub.loadtest.context import WorkerContext
 from tablehub.loadtest.mirror import Mirror
 from tablehub.loadtest.stats import RunStats
-from tablehub.protocol.legal import GRID
+from tablehub.protocol.legal import LAYERED
 
 STALL_SECONDS = 30.0
 FINISH_WAIT = 10.0
@@ -233,8 +233,8 @@ class SeatPlayer:
             self._send(choice, current)
 
         # Refused while the hub runs late (retry_ms): sent again after the backoff, like acts.
-        # the grid form (protocol/README.md "Grid legal"), as both clients ask it
-        if not self.client.retrying("legal", got_legal, table=table, form=GRID):
+        # the layered grid form (protocol/README.md "Layered grid legal"), as both clients ask it
+        if not self.client.retrying("legal", got_legal, table=table, form=LAYERED):
             self.in_flight = False
 
     def _send(self, action: dict[str, Any], view: dict[str, Any]) -> None:

@@ -1,4 +1,5 @@
-"""A ``legal`` reply's actions, in any of its forms (README "Compact legal", "Grid legal").
+"""A ``legal`` reply's actions, in any of its forms (README "Compact legal", "Grid legal",
+"Layered grid legal").
 
 The plain reply lists ``actions``; the compact one, from a game that has a compact form,
 ``groups``: each ``{"fixed": {...}, "fields": [name, ...], "values": [v, ...]}`` stands
@@ -6,8 +7,11 @@ for the actions ``fixed`` plus ``fields[i] = values[k * len(fields) + i]``, for 
 1, ...; the grid one, from a game that has a grid form, ``grids``: each ``{"fixed":
 {...}, "fields": [f0, f1], "origin": [x0, y0], "width": w, "bits": hex}`` stands for
 the actions ``fixed`` plus ``f0 = x0 + i % w``, ``f1 = y0 + i // w`` for every bit ``i``
-set in the number ``hex`` writes, in ascending ``i``.  The Python clients, the load
-generator and the tests read replies with this.
+set in the number ``hex`` writes, in ascending ``i``.  A layered grid may also stack
+layers of ``w * height`` bits (``layers``: ``{"field", "values"}``, layer ``k`` giving
+its field ``values[k]``, positions counted within the layer) and stand for one action
+per bit and per entry of ``each`` (maps added after ``fixed``).  The Python clients, the
+load generator and the tests read replies with this.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ COMPACT = "compact"
 GRID = "grid"
 """The ``form`` a ``legal`` request names to ask for the grid reply (answered as the
 compact ask by a game that has no grid form)."""
-FORMS = (PLAIN, COMPACT, GRID)
+LAYERED = "layered"
+"""The ``form`` a ``legal`` request names to ask for the layered grid reply (answered as
+the grid ask by a game that has no layered form)."""
+FORMS = (PLAIN, COMPACT, GRID, LAYERED)
 """Every ``form`` a ``legal`` request may name."""
 
 
@@ -32,8 +39,13 @@ def expand(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def expand_grids(grids: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every action the grids of a grid reply stand for, grid after grid."""
-    return [_at(grid, i) for grid in grids for i in _set_bits(int(grid["bits"], 16))]
+    """Every action the grids of a grid or layered reply stand for, grid after grid."""
+    return [
+        action
+        for grid in grids
+        for i in _set_bits(int(grid["bits"], 16))
+        for action in _at(grid, i)
+    ]
 
 
 def listed_actions(reply: dict[str, Any]) -> list[dict[str, Any]]:
@@ -52,7 +64,7 @@ def count(reply: dict[str, Any]) -> int:
     """How many actions a ``legal`` reply lists, without expanding them."""
     grids = reply.get("grids")
     if grids is not None:
-        return sum(int(grid["bits"], 16).bit_count() for grid in grids)
+        return sum(_grid_size(grid, int(grid["bits"], 16)) for grid in grids)
     groups = reply.get("groups")
     if groups is None:
         return len(reply["actions"])
@@ -66,11 +78,13 @@ def pick(reply: dict[str, Any], index: int) -> dict[str, Any]:
     if grids is not None:
         for grid in grids:
             bits = int(grid["bits"], 16)
-            if index < bits.bit_count():
-                for _ in range(index):
+            size = _grid_size(grid, bits)
+            if index < size:
+                per_bit = size // bits.bit_count()
+                for _ in range(index // per_bit):
                     bits &= bits - 1
-                return _at(grid, (bits & -bits).bit_length() - 1)
-            index -= bits.bit_count()
+                return _at(grid, (bits & -bits).bit_length() - 1)[index % per_bit]
+            index -= size
         raise IndexError("no such action in this legal reply")
     groups = reply.get("groups")
     if groups is None:
@@ -104,8 +118,26 @@ def _set_bits(bits: int) -> Iterator[int]:
         bits ^= low
 
 
-def _at(grid: dict[str, Any], i: int) -> dict[str, Any]:
-    """The action of bit ``i`` of a grid: its fixed fields and the position."""
+def _grid_size(grid: dict[str, Any], bits: int) -> int:
+    """How many actions a grid stands for: a bit is one action per entry of ``each``."""
+    return bits.bit_count() * len(grid.get("each") or (None,))
+
+
+def _at(grid: dict[str, Any], i: int) -> list[dict[str, Any]]:
+    """The actions of bit ``i`` of a grid: its fixed fields, each entry of ``each`` (or
+    none), the position in its layer and the layer's field."""
     (f0, f1), (x0, y0), width = grid["fields"], grid["origin"], grid["width"]
-    y, x = divmod(i, width)
-    return {**grid["fixed"], f0: x0 + x, f1: y0 + y}
+    layers = grid.get("layers")
+    place: dict[str, Any]
+    if layers is None:
+        y, x = divmod(i, width)
+        place = {f0: x0 + x, f1: y0 + y}
+    else:
+        k, j = divmod(i, width * grid["height"])
+        y, x = divmod(j, width)
+        place = {f0: x0 + x, f1: y0 + y, layers["field"]: layers["values"][k]}
+    fixed = grid["fixed"]
+    each = grid.get("each")
+    if not each:
+        return [{**fixed, **place}]
+    return [{**fixed, **entry, **place} for entry in each]

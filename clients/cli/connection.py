@@ -39,7 +39,7 @@ from websockets.asyncio.client import ClientConnection
 
 from tablehub.protocol import SUBPROTOCOLS, Codec
 from tablehub.protocol.codec import PROTOCOL_VERSION
-from tablehub.protocol.legal import GRID, listed_actions
+from tablehub.protocol.legal import LAYERED, listed_actions
 from tablehub.protocol.viewhash import view_hash
 
 log = logging.getLogger("tablehub.client")
@@ -305,10 +305,10 @@ class Connection:
         return int(reply["version"])
 
     async def legal(self, table: str) -> list[dict[str, Any]]:
-        """Every action legal for our seat now, asked in the grid form (protocol/README.md
-        "Grid legal"; a game without one answers in its compact or plain form) and
-        expanded."""
-        return listed_actions(await self.request("legal", table=table, form=GRID))
+        """Every action legal for our seat now, asked in the layered grid form
+        (protocol/README.md "Layered grid legal"; a game without one answers in its grid,
+        compact or plain form) and expanded."""
+        return listed_actions(await self.request("legal", table=table, form=LAYERED))
 
     async def legal_step(self, table: str, partial: dict[str, Any]) -> dict[str, Any]:
         """Staged ``legal`` (protocol/README.md "Staged legal"): the next field of

@@ -232,6 +232,12 @@ class Game:
     number, bit ``i`` standing for ``origin`` + ``(i % width, i // width)``.  Expanding
     every grid (``protocol/legal.py``) gives exactly the ``choices``.  None: the game
     answers the grid ask as the compact one."""
+    layered_choices: Callable[[State, int], list[LegalGrid]] | None = None
+    """The layered grid form of ``choices`` (protocol/README.md "Layered grid legal"):
+    grids that may stack masks (``layers``: a third field, one value per layer of
+    ``width * height`` bits) and stand for several actions per position (``each``: maps
+    added to ``fixed``).  Expanding every grid gives exactly the ``choices``.  None: the
+    game answers the layered ask as the grid one."""
     legal_basis: Callable[[State, int], object] | None = None
     """What a seat's ``legal`` actions depend on in a state, as a value compared with
     ``==``: two states of a table that give equal bases for a seat give it the same
@@ -370,10 +376,16 @@ class Game:
         """:meth:`legal_actions` in the grid form, or None for a game without one."""
         return self._in_form(self.grid_choices, state, seat)
 
+    def legal_layered(self, state: State, seat: int) -> list[LegalGrid] | None:
+        """:meth:`legal_actions` in the layered grid form, or None for a game without
+        one."""
+        return self._in_form(self.layered_choices, state, seat)
+
     def _in_form(
         self, form: Callable[[State, int], list[dict[str, Any]]] | None, state: State, seat: int
     ) -> list[dict[str, Any]] | None:
-        """A seat's legal actions in another form (``compact_choices``, ``grid_choices``):
+        """A seat's legal actions in another form (``compact_choices``, ``grid_choices``,
+        ``layered_choices``):
         None when the game has no such form, none for a seat that need not act."""
         if form is None:
             return None

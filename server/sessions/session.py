@@ -509,7 +509,8 @@ class Session:
             return
         # answered by the table's owner; with `partial`, the next step (protocol/README.md
         # "Staged legal"); `form` "compact" asks for the grouped list ("Compact legal"),
-        # "grid" for positions as bit masks ("Grid legal"); the schema checked its value
+        # "grid" for positions as bit masks ("Grid legal"), "layered" for masks that may
+        # stack layers ("Layered grid legal"); the schema checked its value
         command = Legal(seat, msg.get("partial"), msg.get("form", PLAIN))
         self._send(msg["id"], table, command, REPLY_RESULT)
 

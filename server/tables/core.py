@@ -30,7 +30,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.protocol.legal import COMPACT, GRID, PLAIN
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN
 from tablehub.server.games import get_game
 from tablehub.server.games.base import (
     Action,
@@ -107,8 +107,9 @@ class Legal(Command):
     seat: int
     partial: Action | None = None
     form: str = PLAIN
-    """The form asked for without ``partial``: ``plain``, ``compact`` or ``grid``
-    (protocol/README.md "Compact legal", "Grid legal")."""
+    """The form asked for without ``partial``: ``plain``, ``compact``, ``grid`` or
+    ``layered`` (protocol/README.md "Compact legal", "Grid legal", "Layered grid
+    legal")."""
 
 
 @dataclass
@@ -269,7 +270,11 @@ def _legal(game: Game, table: Table, command: Legal) -> Reply:
     record = table.record
     seat, partial = command.seat, command.partial
     _seat_exists(record, seat)
-    if partial is None and command.form == GRID:
+    if partial is None and command.form == LAYERED:
+        layered = game.legal_layered(record.state, seat)  # None: it has no layered form
+        if layered is not None:
+            return {"grids": layered, "version": record.version}
+    if partial is None and command.form in (GRID, LAYERED):  # layered: a game without it
         grids = game.legal_grids(record.state, seat)  # None: the game has no grid form
         if grids is not None:
             return {"grids": grids, "version": record.version}

@@ -11,11 +11,11 @@ itself, so a version decided in a batch but never stored is never answered from)
 
 A game may also say what a seat's legal actions depend on (``Game.legal_basis``: for
 9-tower, whether the seat must place, the card and the seat's own layout), so the
-plain, compact and grid replies are also kept across versions, the last one per seat
-and form: when the table moved on but the seat's basis is equal (another seat placed),
+plain, compact, grid and layered replies are also kept across versions, the last one
+per seat and form: when the table moved on but the seat's basis is equal (another seat placed),
 the kept reply is given again at the new version, not computed again -- a client that
-asks on every update while the others play gets it as a lookup.  At most three replies a
-seat (plain, compact, grid) are kept this way, each with the state it was decided in (the bases
+asks on every update while the others play gets it as a lookup.  At most four replies a
+seat (one per form) are kept this way, each with the state it was decided in (the bases
 are compared only when the seat asks again), and only until the seat acts
 (:meth:`LegalCache.forget`, called by the actor): a client that asks once before each
 move computes no basis and leaves nothing kept behind it (a reply is a few hundred

@@ -1,5 +1,5 @@
 """Reading a ``legal`` reply in any form (protocol/legal.py, README "Compact legal",
-"Grid legal"): expanding, counting and picking one action agree, and the load
+"Grid legal", "Layered grid legal"): expanding, counting and picking one action agree, and the load
 generator's random pick draws from exactly the listed actions."""
 
 from __future__ import annotations
@@ -39,6 +39,44 @@ GRID: dict[str, Any] = {
     ],
     "version": 4,
 }
+EACH = [
+    {"orange": 0, "face": "xo"},
+    {"orange": 0, "face": "ox"},
+    {"orange": 1, "face": "xo"},
+    {"orange": 1, "face": "ox"},
+]
+LAYERED: dict[str, Any] = {
+    "grids": [
+        {  # the README's example ("Layered grid legal"): bits 10 and 112
+            "fixed": {"type": "move", "dir": "h"},
+            "fields": ["x", "y"],
+            "origin": [-3, 0],
+            "width": 16,
+            "height": 6,
+            "layers": {"field": "brick", "values": [2, 4, 6]},
+            "each": EACH,
+            "bits": "10000000000000000000000000400",
+        },
+        {  # layers without each: bit 0 of layer 0, bit 5 of layer 1 (x 1, y 1 there)
+            "fixed": {"type": "place"},
+            "fields": ["x", "y"],
+            "origin": [10, 20],
+            "width": 4,
+            "height": 2,
+            "layers": {"field": "rot", "values": [0, 1]},
+            "bits": format(1 | 1 << 8 + 5, "x"),
+        },
+        {  # each without layers: bit 1
+            "fixed": {"type": "place", "dir": "v"},
+            "fields": ["x", "y"],
+            "origin": [0, 0],
+            "width": 5,
+            "each": EACH[:2],
+            "bits": "2",
+        },
+    ],
+    "version": 9,
+}
 PLAIN: dict[str, Any] = {"actions": [{"type": "move", "n": 1}, {"type": "move", "n": 2}]}
 
 
@@ -62,13 +100,28 @@ def test_grids_expand_bit_by_bit_in_order() -> None:
     ]
 
 
+def test_layered_grids_expand_bit_by_bit_each_entry_in_order() -> None:
+    brick = [
+        {"type": "move", "dir": "h", **entry, "x": x, "y": y, "brick": b}
+        for x, y, b in ((7, 0, 2), (-3, 1, 4))
+        for entry in EACH
+    ]
+    assert expand_grids(LAYERED["grids"]) == [
+        *brick,
+        {"type": "place", "x": 10, "y": 20, "rot": 0},
+        {"type": "place", "x": 11, "y": 21, "rot": 1},
+        {"type": "place", "dir": "v", "orange": 0, "face": "xo", "x": 1, "y": 0},
+        {"type": "place", "dir": "v", "orange": 0, "face": "ox", "x": 1, "y": 0},
+    ]
+
+
 def test_a_reply_with_grids_is_read_by_its_grids() -> None:
     assert listed_actions(GRID) == expand_grids(GRID["grids"])
     assert listed_actions({"grids": [], "version": 2}) == []
 
 
 @pytest.mark.parametrize(
-    "reply", [COMPACT, GRID, PLAIN, {"groups": []}, {"grids": []}, {"actions": []}]
+    "reply", [COMPACT, GRID, LAYERED, PLAIN, {"groups": []}, {"grids": []}, {"actions": []}]
 )
 def test_count_and_pick_agree_with_the_listed_actions(reply: dict[str, Any]) -> None:
     listed = listed_actions(reply)

@@ -30,6 +30,7 @@ from tablehub.server.games.brix.engine import (
     legal,
     legal_basis,
     legal_compact,
+    legal_layered,
     setup,
     status,
 )
@@ -77,6 +78,7 @@ GAME = Game(
     moves=MOVES,
     choices=legal,
     compact_choices=legal_compact,
+    layered_choices=legal_layered,
     legal_basis=legal_basis,
     view=view,
     status=status,

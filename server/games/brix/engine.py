@@ -44,13 +44,14 @@ from tablehub.server.games.base import (
     Action,
     Event,
     IllegalAction,
+    LegalGrid,
     LegalGroup,
     Result,
     State,
     Status,
     clone,
 )
-from tablehub.server.games.brix.masks import Frame
+from tablehub.server.games.brix.masks import STRIDE, Frame, Walls
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -234,6 +235,55 @@ def legal_compact(state: State, seat: int) -> list[LegalGroup]:
         if values
         for o, f in VARIANTS
     ]
+
+
+def legal_layered(state: State, seat: int) -> list[LegalGrid]:
+    """:func:`legal` in the layered grid form (protocol/README.md "Layered grid legal";
+    ``Game.layered_choices``): the positions' masks as :class:`Frame` finds them (bit
+    ``y * STRIDE + column`` of a slot of ``rows`` rows: ``x`` is ``x0 + column``), each
+    bit standing for the four ways to lay the brick (``each``).  Placing: one grid, its
+    layers the directions.  Moving: a grid per direction, its layers the bricks that may
+    be taken (their slots), those taken without a collapse in grids before the others'."""
+    frame = Frame(state["bricks"])
+    each = [{"orange": o, "face": f} for o, f in VARIANTS]
+    if state["supply"] > 0:
+        walls = frame.placing()
+        size = walls.rows * STRIDE
+        stacked = walls.h | walls.v << size
+        if not stacked:
+            return []
+        directions: dict[str, Any] = {"field": "dir", "values": ["h", "v"]}
+        return [_layered({"type": "place"}, walls, directions, each, stacked)]
+    walls = frame.takings(state["locked"])
+    size = walls.rows * STRIDE
+    grids = []
+    for lo, hi in ((0, walls.safe), (walls.safe, len(walls.tags))):
+        slots = (1 << (hi - lo) * size) - 1
+        layers: dict[str, Any] = {"field": "brick", "values": walls.tags[lo:hi]}
+        for d, mask in (("h", walls.h), ("v", walls.v)):
+            stacked = mask >> lo * size & slots
+            if stacked:
+                grids.append(_layered({"type": "move", "dir": d}, walls, layers, each, stacked))
+    return grids
+
+
+def _layered(
+    fixed: dict[str, Any],
+    walls: Walls,
+    layers: dict[str, Any],
+    each: list[dict[str, Any]],
+    bits: int,
+) -> LegalGrid:
+    return {
+        "fixed": fixed,
+        "fields": ["x", "y"],
+        "origin": [walls.x0, 0],
+        "width": STRIDE,
+        "height": walls.rows,
+        "layers": layers,
+        "each": each,
+        "bits": format(bits, "x"),
+    }
 
 
 def legal_basis(state: State, seat: int) -> tuple[int, bool]:

@@ -43,6 +43,7 @@ from tablehub.server.games.nmbr9.rules import (
     legal_actions,
     legal_grids,
     legal_groups,
+    legal_layered_grids,
     make_tile,
     restore_tiles,
     tile_score,
@@ -143,6 +144,12 @@ def legal_grid(state: State, seat: int) -> list[LegalGrid]:
     """:func:`legal` as a mask of offsets per level and rotation (``Game.grid_choices``;
     ``rules.legal_grids``)."""
     return legal_grids(state["players"][seat]["tiles"], current_card(state))
+
+
+def legal_layered(state: State, seat: int) -> list[LegalGrid]:
+    """:func:`legal` as one grid per level, the rotations' masks stacked as layers
+    (``Game.layered_choices``; ``rules.legal_layered_grids``)."""
+    return legal_layered_grids(state["players"][seat]["tiles"], current_card(state))
 
 
 def _copy(state: State, seat: int) -> State:

@@ -533,6 +533,41 @@ def legal_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     return grids
 
 
+def legal_layered_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
+    """:func:`legal_actions` in the layered grid form of ``legal`` (protocol/README.md
+    "Layered grid legal"): one grid per level with placements, highest level first, its
+    rotations' masks (:func:`_legal_masks`) stacked as layers of the whole frame, layer
+    ``k`` the ``k``-th distinct rotation -- one grid and one hexadecimal number per
+    level where the grid form has one per rotation."""
+    rotations = list(DISTINCT_ROTATIONS[digit])
+    if not tiles:
+        return [_layered(rotations, 0, 0, 1, 1, (1 << len(rotations)) - 1)]
+    x0, y0, stride, size, levels = _legal_masks(tiles, digit)
+    inside = -1 if _in_bounds(x0, y0, stride, size) else _bounded(x0, y0, stride, size)
+    grids = []
+    for _, masks in levels:
+        stacked = 0
+        for k, mask in enumerate(masks):
+            stacked |= (mask & inside) << k * size
+        if stacked:
+            grids.append(_layered(rotations, x0, y0, stride, size // stride, stacked))
+    return grids
+
+
+def _layered(
+    rotations: list[int], x: int, y: int, width: int, height: int, bits: int
+) -> dict[str, Any]:
+    return {
+        "fixed": {"type": "place"},
+        "fields": ["x", "y"],
+        "origin": [x, y],
+        "width": width,
+        "height": height,
+        "layers": {"field": "rot", "values": rotations},
+        "bits": format(bits, "x"),
+    }
+
+
 def _bounded(x0: int, y0: int, stride: int, size: int) -> int:
     """The offsets of a frame within ``BOUND``, as a mask."""
     columns = sum(1 << x for x in range(stride) if -BOUND <= x0 + x <= BOUND)

@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from tablehub.protocol.legal import COMPACT, GRID, expand, expand_grids, listed_actions
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, expand, expand_grids, listed_actions
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import Action
 from tablehub.server.games.nmbr9.rules import (
     legal_actions,
     legal_grids,
     legal_groups,
+    legal_layered_grids,
     legal_placements,
 )
 from tablehub.server.tables.core import Legal, Table, handle
@@ -50,10 +51,12 @@ def at(table: Table, state: dict[str, object]) -> Table:
 
 WITH_COMPACT = sorted(game.id for game in all_games() if game.compact_choices is not None)
 WITH_GRID = sorted(game.id for game in all_games() if game.grid_choices is not None)
+WITH_LAYERED = sorted(game.id for game in all_games() if game.layered_choices is not None)
 
 
-def test_9_tower_has_a_compact_and_a_grid_form() -> None:
-    assert "nmbr9" in WITH_COMPACT and "nmbr9" in WITH_GRID
+def test_9_tower_has_a_compact_a_grid_and_a_layered_form() -> None:
+    assert "nmbr9" in WITH_COMPACT and "nmbr9" in WITH_GRID and "nmbr9" in WITH_LAYERED
+    assert "brix" in WITH_LAYERED
 
 
 def well_formed(part: dict[str, Any]) -> bool:
@@ -62,10 +65,17 @@ def well_formed(part: dict[str, Any]) -> bool:
     if "values" in part:
         return bool(part["values"]) and len(part["values"]) % len(part["fields"]) == 0
     bits = int(part["bits"], 16)
+    if "layers" in part:  # layers of width x height bits, the first rows maybe empty
+        layer: int = part["width"] * part["height"]
+        return 0 < bits < 1 << layer * len(part["layers"]["values"])
     return bits > 0 and (bits & -bits).bit_length() <= part["width"]
 
 
-FORMS = [(COMPACT, "groups", WITH_COMPACT), (GRID, "grids", WITH_GRID)]
+FORMS = [
+    (COMPACT, "groups", WITH_COMPACT),
+    (GRID, "grids", WITH_GRID),
+    (LAYERED, "grids", WITH_LAYERED),
+]
 
 
 @pytest.mark.slow
@@ -118,9 +128,18 @@ def test_games_without_a_grid_form_answer_it_as_the_compact_ask() -> None:
         assert grid == handle(table, Legal(0, form=COMPACT), NOW).reply
 
 
+def test_games_without_a_layered_form_answer_it_as_the_grid_ask() -> None:
+    for game in all_games():
+        if game.layered_choices is not None:
+            continue
+        table = seated(game.id, game.min_players if game.min_players > 1 else 2)
+        layered = handle(table, Legal(0, form=LAYERED), NOW).reply
+        assert layered == handle(table, Legal(0, form=GRID), NOW).reply
+
+
 def test_the_staged_form_ignores_the_form() -> None:
     table = seated("nmbr9")
-    for form in (COMPACT, GRID):
+    for form in (COMPACT, GRID, LAYERED):
         staged = handle(table, Legal(0, {}, form=form), NOW).reply
         assert staged == handle(table, Legal(0, {}), NOW).reply
 
@@ -137,7 +156,8 @@ def test_nine_tower_groups_for_every_digit_on_random_layouts() -> None:
                 plain = keys(legal_actions(tiles, digit))
                 level = {(rot, x, y): lvl for lvl, rot, x, y in legal_placements(tiles, digit)}
                 groups, grids = legal_groups(tiles, digit), legal_grids(tiles, digit)
-                for expanded in (expand(groups), expand_grids(grids)):
+                layered = legal_layered_grids(tiles, digit)
+                for expanded in (expand(groups), expand_grids(grids), expand_grids(layered)):
                     assert keys(expanded) == plain
                     levels = [level[(a["rot"], a["x"], a["y"])] for a in expanded]
                     assert levels == sorted(levels, reverse=True), "highest level first"
@@ -152,8 +172,8 @@ def test_nine_tower_groups_far_from_the_origin_and_at_the_coordinate_bound() -> 
             assert keys(expand(groups)) == keys(legal_actions(tiles, digit))
             values = [v for group in groups for v in group["values"]]
             assert all(-1000 <= v <= 1000 for v in values)
-            expanded = expand_grids(legal_grids(tiles, digit))
-            assert keys(expanded) == keys(legal_actions(tiles, digit))
+            for grids in (legal_grids(tiles, digit), legal_layered_grids(tiles, digit)):
+                assert keys(expand_grids(grids)) == keys(legal_actions(tiles, digit))
 
 
 def test_nine_tower_groups_of_a_layout_taller_than_any_game_makes() -> None:
@@ -162,3 +182,4 @@ def test_nine_tower_groups_of_a_layout_taller_than_any_game_makes() -> None:
         plain = keys(legal_actions(tiles, digit))
         assert keys(expand(legal_groups(tiles, digit))) == plain
         assert keys(expand_grids(legal_grids(tiles, digit))) == plain
+        assert keys(expand_grids(legal_layered_grids(tiles, digit))) == plain

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tablehub.protocol.codec import validate_outbound
-from tablehub.protocol.legal import COMPACT, GRID, listed_actions
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, listed_actions
 from tablehub.server.games import all_games
 from tablehub.server.tables.core import Legal, command_from_plain, command_to_plain
 from tests.conftest import RunningHub
@@ -40,7 +40,9 @@ async def seated_at(raw: Raw, game: str, seats: int) -> str:
 
 
 @pytest.mark.parametrize("codec", ["json", "msgpack"])
-@pytest.mark.parametrize(("form", "field"), [(COMPACT, "groups"), (GRID, "grids")])
+@pytest.mark.parametrize(
+    ("form", "field"), [(COMPACT, "groups"), (GRID, "grids"), (LAYERED, "grids")]
+)
 async def test_nine_tower_answers_in_each_form_what_act_accepts(
     hub: RunningHub, codec: str, form: str, field: str
 ) -> None:
@@ -66,7 +68,7 @@ async def test_games_without_a_form_answer_in_the_next_form_they_have(hub: Runni
     plainest = next(g for g in all_games() if g.compact_choices is None and g.bots)
     table = await seated_at(raw, plainest.id, 2)
     plain = await ask(raw, 10, t="legal", table=table)
-    for request_id, form in ((11, "compact"), (12, "grid")):
+    for request_id, form in ((11, "compact"), (12, "grid"), (13, "layered")):
         reply = await ask(raw, request_id, t="legal", table=table, form=form)
         assert reply["actions"] == plain["actions"] and set(reply) == set(plain)
     await raw.ws.close()
@@ -81,7 +83,13 @@ async def test_an_unknown_form_is_refused(hub: RunningHub) -> None:
 
 
 def test_a_forwarded_ask_keeps_its_form() -> None:
-    asks = (Legal(1), Legal(1, form=COMPACT), Legal(1, form=GRID), Legal(0, {"type": "place"}))
+    asks = (
+        Legal(1),
+        Legal(1, form=COMPACT),
+        Legal(1, form=GRID),
+        Legal(1, form=LAYERED),
+        Legal(0, {"type": "place"}),
+    )
     for command in asks:
         assert command_from_plain(command_to_plain(command)) == command
     assert command_from_plain({"k": "legal", "seat": 2}) == Legal(2), "from an older hub"

@@ -11,7 +11,7 @@ import msgpack
 import pytest
 
 from tablehub.protocol.codec import SUBPROTOCOLS, Codec
-from tablehub.protocol.legal import COMPACT, GRID, PLAIN
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN
 from tablehub.server.tables.core import Act, Legal, handle
 from tablehub.server.tables.legal_cache import LegalCache, LegalReply, ok_frame
 from tests.server.tables.test_core import NOW, committed, seated
@@ -72,7 +72,8 @@ def test_a_new_version_is_asked_again() -> None:
 
 
 @pytest.mark.parametrize(
-    ("form", "field"), [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids")]
+    ("form", "field"),
+    [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids"), (LAYERED, "grids")],
 )
 def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
     form: str, field: str
@@ -100,7 +101,8 @@ def test_a_seat_whose_basis_is_unchanged_gets_its_reply_again_at_a_new_version(
 
 
 @pytest.mark.parametrize(
-    ("form", "field"), [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids")]
+    ("form", "field"),
+    [(PLAIN, "actions"), (COMPACT, "groups"), (GRID, "grids"), (LAYERED, "grids")],
 )
 def test_a_seat_that_acted_has_nothing_kept(form: str, field: str) -> None:
     cache = LegalCache()

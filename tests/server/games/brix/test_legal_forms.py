@@ -1,7 +1,8 @@
-"""The wall duel's ``legal`` in both forms (docs/games/brix.md "Placing", "Move phase";
-protocol/README.md "Compact legal"): the bit masks give exactly the positions
-:meth:`Wall.positions` gives, on the wall and on the wall without each brick; the
-compact groups expand to exactly the plain list, each action once, in both phases;
+"""The wall duel's ``legal`` in every form (docs/games/brix.md "Placing", "Move phase";
+protocol/README.md "Compact legal", "Layered grid legal"): the bit masks give exactly the
+positions :meth:`Wall.positions` gives, on the wall and on the wall without each brick;
+the compact groups and the layered grids expand to exactly the plain list, each action
+once, in both phases;
 and two states with equal ``legal_basis`` give a seat the same legal actions."""
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ from typing import Any
 
 import pytest
 
-from tablehub.protocol.legal import expand
+from tablehub.protocol.legal import expand, expand_grids
 from tablehub.server.games.base import Action, State
 from tablehub.server.games.brix import GAME
-from tablehub.server.games.brix.engine import legal, legal_basis, legal_compact, origin
+from tablehub.server.games.brix.engine import (
+    legal,
+    legal_basis,
+    legal_compact,
+    legal_layered,
+    origin,
+)
 from tablehub.server.games.brix.masks import FLIP, SPARSE, Frame, Walls
 from tablehub.server.games.brix.wall import Wall
 from tests.server.games.brix.test_rules import GROUND, TOWER, Spec, make, play
@@ -78,18 +85,23 @@ def check_values(walls: Walls) -> None:
 
 
 def check_compact(state: State) -> None:
+    """The compact groups and the layered grids expand to exactly the plain list, each
+    action once, the collapsing moves after all the safe ones."""
     seat = state["to_act"]
     plain = legal(state, seat)
     groups = legal_compact(state, seat)
     for group in groups:
         assert group["values"] and len(group["values"]) % len(group["fields"]) == 0
-    expanded = expand(groups)
-    assert keys(expanded) == keys(plain)
-    assert len(expanded) == len(plain) == len(set(keys(plain))), "each action once"
-    if state["supply"] == 0:
-        wall = Wall.from_bricks(state["bricks"])
-        falls = [bool(wall.collapse_if_removed(action["brick"])) for action in expanded]
-        assert falls == sorted(falls), "the collapsing moves after all the safe ones"
+    grids = legal_layered(state, seat)
+    assert all(int(grid["bits"], 16) and len(grid["each"]) == 4 for grid in grids)
+    assert len(grids) <= (1 if state["supply"] else 4)
+    for expanded in (expand(groups), expand_grids(grids)):
+        assert keys(expanded) == keys(plain)
+        assert len(expanded) == len(plain) == len(set(keys(plain))), "each action once"
+        if state["supply"] == 0:
+            wall = Wall.from_bricks(state["bricks"])
+            falls = [bool(wall.collapse_if_removed(action["brick"])) for action in expanded]
+            assert falls == sorted(falls), "the collapsing moves after all the safe ones"
 
 
 @pytest.mark.slow
