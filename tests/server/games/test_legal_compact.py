@@ -18,7 +18,15 @@ from typing import Any
 
 import pytest
 
-from tablehub.protocol.legal import COMPACT, GRID, LAYERED, expand, expand_grids, listed_actions
+from tablehub.protocol.legal import (
+    COMPACT,
+    GRID,
+    LAYERED,
+    PLAIN,
+    expand,
+    expand_grids,
+    listed_actions,
+)
 from tablehub.server.games import all_games, get_game
 from tablehub.server.games.base import Action
 from tablehub.server.games.nmbr9.rules import (
@@ -110,31 +118,23 @@ def test_each_form_expands_to_exactly_the_plain_set(
                 assert len(set(keys(expanded))) == len(expanded), "each action once"
 
 
-def test_games_without_a_compact_form_answer_the_plain_list() -> None:
+@pytest.mark.parametrize(
+    ("form", "choices", "instead"),
+    [
+        (COMPACT, "compact_choices", PLAIN),
+        (GRID, "grid_choices", COMPACT),
+        (LAYERED, "layered_choices", GRID),
+    ],
+)
+def test_games_without_a_form_answer_it_as_the_next_cheaper_ask(
+    form: str, choices: str, instead: str
+) -> None:
     for game in all_games():
-        if game.compact_choices is not None:
+        if getattr(game, choices) is not None:
             continue
         table = seated(game.id, game.min_players if game.min_players > 1 else 2)
-        compact = handle(table, Legal(0, form=COMPACT), NOW).reply
-        assert compact == handle(table, Legal(0), NOW).reply
-
-
-def test_games_without_a_grid_form_answer_it_as_the_compact_ask() -> None:
-    for game in all_games():
-        if game.grid_choices is not None:
-            continue
-        table = seated(game.id, game.min_players if game.min_players > 1 else 2)
-        grid = handle(table, Legal(0, form=GRID), NOW).reply
-        assert grid == handle(table, Legal(0, form=COMPACT), NOW).reply
-
-
-def test_games_without_a_layered_form_answer_it_as_the_grid_ask() -> None:
-    for game in all_games():
-        if game.layered_choices is not None:
-            continue
-        table = seated(game.id, game.min_players if game.min_players > 1 else 2)
-        layered = handle(table, Legal(0, form=LAYERED), NOW).reply
-        assert layered == handle(table, Legal(0, form=GRID), NOW).reply
+        reply = handle(table, Legal(0, form=form), NOW).reply
+        assert reply == handle(table, Legal(0, form=instead), NOW).reply
 
 
 def test_the_staged_form_ignores_the_form() -> None:
