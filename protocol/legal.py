@@ -120,7 +120,16 @@ def _set_bits(bits: int) -> Iterator[int]:
 
 def _grid_size(grid: dict[str, Any], bits: int) -> int:
     """How many actions a grid stands for: a bit is one action per entry of ``each``."""
-    return bits.bit_count() * len(grid.get("each") or (None,))
+    return bits.bit_count() * len(_each(grid))
+
+
+def _each(grid: dict[str, Any]) -> list[dict[str, Any]]:
+    """A grid's ``each`` entries; one empty entry for a grid without ``each``.  ValueError
+    for an ``each`` that is not a non-empty list (README "Layered grid legal")."""
+    each = grid.get("each", [{}])
+    if not isinstance(each, list) or not each:
+        raise ValueError("a legal grid's each must be a non-empty list of maps")
+    return each
 
 
 def _at(grid: dict[str, Any], i: int) -> list[dict[str, Any]]:
@@ -134,10 +143,10 @@ def _at(grid: dict[str, Any], i: int) -> list[dict[str, Any]]:
         place = {f0: x0 + x, f1: y0 + y}
     else:
         k, j = divmod(i, width * grid["height"])
+        values = layers["values"]
+        if k >= len(values):
+            raise ValueError(f"a legal grid's bits reach past its {len(values)} layers")
         y, x = divmod(j, width)
-        place = {f0: x0 + x, f1: y0 + y, layers["field"]: layers["values"][k]}
+        place = {f0: x0 + x, f1: y0 + y, layers["field"]: values[k]}
     fixed = grid["fixed"]
-    each = grid.get("each")
-    if not each:
-        return [{**fixed, **place}]
-    return [{**fixed, **entry, **place} for entry in each]
+    return [{**fixed, **entry, **place} for entry in _each(grid)]

@@ -115,6 +115,17 @@ def test_layered_grids_expand_bit_by_bit_each_entry_in_order() -> None:
     ]
 
 
+def test_a_layered_grid_past_its_layers_or_with_an_empty_each_is_refused_in_words() -> None:
+    past = {**LAYERED["grids"][1], "bits": format(1 << 16, "x")}  # two layers of 8 bits
+    with pytest.raises(ValueError, match="reach past its 2 layers"):
+        expand_grids([past])
+    empty = {**LAYERED["grids"][2], "each": []}
+    with pytest.raises(ValueError, match="non-empty list"):
+        expand_grids([empty])
+    with pytest.raises(ValueError, match="non-empty list"):
+        count({"grids": [empty]})
+
+
 def test_a_reply_with_grids_is_read_by_its_grids() -> None:
     assert listed_actions(GRID) == expand_grids(GRID["grids"])
     assert listed_actions({"grids": [], "version": 2}) == []
