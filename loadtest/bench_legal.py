@@ -11,16 +11,15 @@ the wall duel answer with their bit masks in hexadecimal, stacked in layers, and
 number row with its compact form ("Compact legal": groups of flat value lists); for
 Termite Towers the staged form ("Staged legal") walked from ``{}`` along one path of
 choices to a complete action, each step one call -- and the move that seat's bot plays
-there is applied once (``Game.apply``, the state left as it was).  The figures are CPU time per call
-(``process_time``: a machine shared with other work does not inflate them; a garbage
-collection does), median and p99, over at least ``--games`` playouts and as many more as
+there is applied once (``Game.apply``, the state left as it was).  The figures are CPU
+time per call (``process_time``: a machine shared with other work does not inflate them;
+a garbage collection does), median and p99, over at least ``--games`` playouts and as many more as
 give ``--min-calls`` calls (a p99 of a few dozen calls would be their maximum); for a
 game with phases (the wall duel's placing and move phases), each phase's figures too:
 
-* ``legal``: the game's answer (``legal_layered``, else ``legal_grids``, else
-  ``legal_groups``, as the hub answers a layered ask / ``legal_grids``, the grid form /
-  ``legal_groups``, the compact form / ``legal_actions``, the full list /
-  ``legal_step``);
+* ``legal``: the game's answer as the hub gives it (``Game.legal_in_form``: in the form
+  asked, or the next cheaper one the game has; ``plain`` is the full list) or its staged
+  step (``legal_step``);
 * ``served``: that answer and its ``ok`` frame as the hub writes it the first time
   (msgpack, ``tables/legal_cache.ok_frame``); ``again``: the frame for a second ask at
   the same version (the kept reply);
@@ -47,7 +46,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tablehub.protocol.codec import SUBPROTOCOLS
-from tablehub.protocol.legal import count
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN, count
 from tablehub.server.games import get_game
 from tablehub.server.games.base import Action, Game, State
 from tablehub.server.games.nmbr9 import GAME
@@ -69,19 +68,19 @@ def build_layout(seed: int = SEED, tiles: int = TILES) -> State:
 
 
 PLAYOUTS: tuple[tuple[str, int, dict[str, object], str], ...] = (
-    ("brix", 2, {}, "layered"),
-    ("brix", 2, {}, "full"),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "layered"),  # into the move phase
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "compact"),
-    ("brix", 2, {"bricks": 8, "move_limit": 60}, "full"),
-    ("nmbr9", 2, {}, "layered"),
-    ("nmbr9", 2, {}, "grid"),
-    ("nmbr9", 2, {}, "compact"),
-    ("nmbr9", 2, {}, "full"),
-    ("completto", 3, {}, "layered"),
-    ("completto", 3, {}, "full"),
+    ("brix", 2, {}, LAYERED),
+    ("brix", 2, {}, PLAIN),
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, LAYERED),  # into the move phase
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, COMPACT),
+    ("brix", 2, {"bricks": 8, "move_limit": 60}, PLAIN),
+    ("nmbr9", 2, {}, LAYERED),
+    ("nmbr9", 2, {}, GRID),
+    ("nmbr9", 2, {}, COMPACT),
+    ("nmbr9", 2, {}, PLAIN),
+    ("completto", 3, {}, LAYERED),
+    ("completto", 3, {}, PLAIN),
     ("termite", 2, {}, "staged"),
-    ("termite", 2, {}, "full"),
+    ("termite", 2, {}, PLAIN),
     ("termite", 4, {}, "staged"),
 )
 """Each game, seat count and options, with the form of ``legal`` its clients use."""
@@ -126,26 +125,12 @@ class Samples:
         return fields
 
 
-def _full(game: Game, state: State, seat: int) -> dict[str, Any]:
-    return {"actions": game.legal_actions(state, seat)}
-
-
-def _compact(game: Game, state: State, seat: int) -> dict[str, Any]:
-    groups = game.legal_groups(state, seat)
-    return _full(game, state, seat) if groups is None else {"groups": groups}
-
-
-def _grid(game: Game, state: State, seat: int) -> dict[str, Any]:
-    grids = game.legal_grids(state, seat)
-    return _compact(game, state, seat) if grids is None else {"grids": grids}
-
-
-def _layered(game: Game, state: State, seat: int) -> dict[str, Any]:
-    grids = game.legal_layered(state, seat)
-    return _grid(game, state, seat) if grids is None else {"grids": grids}
-
-
-ANSWERS = {"layered": _layered, "grid": _grid, "compact": _compact, "full": _full}
+ANSWERS = {
+    form: functools.partial(Game.legal_in_form, form=form)
+    for form in (LAYERED, GRID, COMPACT, PLAIN)
+}
+"""Each form's answer as the hub gives it (``Game.legal_in_form``: the next cheaper form
+for a game without the one asked)."""
 
 
 def _staged(game: Game, state: State, seat: int, chosen: Action) -> dict[str, Any]:
@@ -186,8 +171,8 @@ def bench_games(games: int, min_calls: int) -> None:
                 samples = phases.setdefault(status["phase"], Samples())
                 for seat in status["to_act"]:
                     if form != "staged":
-                        answer = ANSWERS[form]
-                        listed = samples.ask(functools.partial(answer, game, state, seat), version)
+                        answer = functools.partial(ANSWERS[form], game, state, seat)
+                        listed = samples.ask(answer, version)
                         samples.largest = max(samples.largest, count(listed))
                     else:
                         staged_walk(game, state, seat, rng, samples)

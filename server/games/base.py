@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
+from tablehub.protocol.legal import GRID, LAYERED, PLAIN
 from tablehub.server.games import fields
 from tablehub.server.games.options import Option, option_problem
 from tablehub.server.games.rng import Rng
@@ -381,12 +382,30 @@ class Game:
         one."""
         return self._in_form(self.layered_choices, state, seat)
 
+    def legal_in_form(self, state: State, seat: int, form: str) -> dict[str, Any]:
+        """The answer to ``legal`` without ``partial`` in ``form`` (protocol/legal.py
+        ``FORMS``), or in the next cheaper form the game has -- layered, grid, compact,
+        plain: ``{"grids": ...}``, ``{"groups": ...}`` or ``{"actions": ...}``."""
+        if form == LAYERED:
+            grids = self.legal_layered(state, seat)
+            if grids is not None:
+                return {"grids": grids}
+        if form in (GRID, LAYERED):
+            grids = self.legal_grids(state, seat)
+            if grids is not None:
+                return {"grids": grids}
+        if form != PLAIN:
+            groups = self.legal_groups(state, seat)
+            if groups is not None:
+                return {"groups": groups}
+        return {"actions": self.legal_actions(state, seat)}
+
     def _in_form(
         self, form: Callable[[State, int], list[dict[str, Any]]] | None, state: State, seat: int
     ) -> list[dict[str, Any]] | None:
         """A seat's legal actions in another form (``compact_choices``, ``grid_choices``,
-        ``layered_choices``):
-        None when the game has no such form, none for a seat that need not act."""
+        ``layered_choices``): None when the game has no such form, none for a seat that
+        need not act."""
         if form is None:
             return None
         if seat not in self.status(state)["to_act"]:

@@ -30,7 +30,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN
+from tablehub.protocol.legal import COMPACT, PLAIN
 from tablehub.server.games import get_game
 from tablehub.server.games.base import (
     Action,
@@ -270,18 +270,6 @@ def _legal(game: Game, table: Table, command: Legal) -> Reply:
     record = table.record
     seat, partial = command.seat, command.partial
     _seat_exists(record, seat)
-    if partial is None and command.form == LAYERED:
-        layered = game.legal_layered(record.state, seat)  # None: it has no layered form
-        if layered is not None:
-            return {"grids": layered, "version": record.version}
-    if partial is None and command.form in (GRID, LAYERED):  # layered: a game without it
-        grids = game.legal_grids(record.state, seat)  # None: the game has no grid form
-        if grids is not None:
-            return {"grids": grids, "version": record.version}
-    if partial is None and command.form != PLAIN:  # a grid ask of a game without grids too
-        groups = game.legal_groups(record.state, seat)  # None: the game has no compact form
-        if groups is not None:
-            return {"groups": groups, "version": record.version}
     if partial is not None:
         try:
             step = game.legal_step(record.state, seat, partial)
@@ -289,10 +277,10 @@ def _legal(game: Game, table: Table, command: Legal) -> Reply:
             raise TableError("bad_action", err.message) from None
         return {**step, "version": record.version}
     try:
-        actions = game.legal_actions(record.state, seat)
+        listed = game.legal_in_form(record.state, seat, command.form)
     except GameError as err:
         raise TableError(err.code, err.message) from None
-    return {"actions": actions, "version": record.version}
+    return {**listed, "version": record.version}
 
 
 def _join(table: Table, cmd: Join, now: int) -> Decision:

@@ -12,9 +12,9 @@ itself, so a version decided in a batch but never stored is never answered from)
 A game may also say what a seat's legal actions depend on (``Game.legal_basis``: for
 9-tower, whether the seat must place, the card and the seat's own layout), so the
 plain, compact, grid and layered replies are also kept across versions, the last one
-per seat and form: when the table moved on but the seat's basis is equal (another seat placed),
-the kept reply is given again at the new version, not computed again -- a client that
-asks on every update while the others play gets it as a lookup.  At most four replies a
+per seat and form: when the table moved on but the seat's basis is equal (another seat
+placed), the kept reply is given again at the new version, not computed again -- a
+client that asks on every update while the others play gets it as a lookup.  At most four replies a
 seat (one per form) are kept this way, each with the state it was decided in (the bases
 are compared only when the seat asks again), and only until the seat acts
 (:meth:`LegalCache.forget`, called by the actor): a client that asks once before each
@@ -87,10 +87,8 @@ def ok_frame(reply: dict[str, Any], codec: Codec, request_id: Any) -> bytes | st
         not isinstance(reply, LegalReply)
         or not 2 <= len(reply) <= FIXMAP_MAX - 2
         or next(reversed(reply)) != VERSION
+        or (body := reply.body(codec)) is None  # asked once so far: encoded whole
     ):
-        return codec.encode({"t": "ok", "id": request_id, **reply})
-    body = reply.body(codec)
-    if body is None:
         return codec.encode({"t": "ok", "id": request_id, **reply})
     head = codec.encode({"t": "ok", "id": request_id})
     tail = codec.encode({VERSION: reply[VERSION]})
