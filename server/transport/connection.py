@@ -169,6 +169,7 @@ class HubConnection(asyncio.Protocol):
         "_ping",
         "_ping_sent_at",
         "_reading_paused",
+        "_receiving",
         "_upgraded_from",
         "config",
         "session",
@@ -195,6 +196,7 @@ class HubConnection(asyncio.Protocol):
         self._ping: bytes | None = None
         self._ping_sent_at = 0.0
         self._reading_paused = False
+        self._receiving = False
         self._upgraded_from: Any = None
 
     # -- asyncio.Protocol --------------------------------------------------------------
@@ -273,7 +275,17 @@ class HubConnection(asyncio.Protocol):
     # -- inbound -------------------------------------------------------------------------
 
     def _handle_events(self) -> None:
-        """Handle the parsed events, at most ``FRAMES_PER_TURN`` messages in a row."""
+        """Handle the parsed events, at most ``FRAMES_PER_TURN`` messages in a row; what
+        they queued is written before returning (see :meth:`wake`)."""
+        self._receiving = True
+        try:
+            self._handle_backlog()
+        finally:
+            self._receiving = False
+            if self._flush_due:
+                self._flush()
+
+    def _handle_backlog(self) -> None:
         backlog = self._backlog
         handled = 0
         while backlog and self.transport is not None:
@@ -418,10 +430,15 @@ class HubConnection(asyncio.Protocol):
     # -- outbound (the session's Link) ---------------------------------------------------
 
     def wake(self) -> None:
-        """Something was queued: write it at the end of this loop turn."""
+        """Something was queued: write it at the end of this loop turn -- or, queued
+        while this connection's frames are handled (a reply decided at once: ``ping``,
+        ``legal`` at an idle table, a refusal), once they are, in the same turn: a
+        request's reply then costs no second turn of the loop (no callback, no extra
+        poll of the sockets)."""
         if not self._flush_due and self.transport is not None:
             self._flush_due = True
-            asyncio.get_running_loop().call_soon(self._flush)
+            if not self._receiving:
+                asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         """Write what the session queued, as long as the transport takes it."""
