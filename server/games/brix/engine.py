@@ -51,7 +51,7 @@ from tablehub.server.games.base import (
     Status,
     clone,
 )
-from tablehub.server.games.brix.masks import STRIDE, Frame, Walls
+from tablehub.server.games.brix.masks import STRIDE, Frame, Walls, frame_of, takings_of
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -239,31 +239,65 @@ def legal_compact(state: State, seat: int) -> list[LegalGroup]:
 
 def legal_layered(state: State, seat: int) -> list[LegalGrid]:
     """:func:`legal` in the layered grid form (protocol/README.md "Layered grid legal";
-    ``Game.layered_choices``): the positions' masks as :class:`Frame` finds them (bit
+    ``Game.layered_choices``): the positions' masks as masks.py finds them (bit
     ``y * STRIDE + column`` of a slot of ``rows`` rows: ``x`` is ``x0 + column``), each
     bit standing for the four ways to lay the brick (``each``).  Placing: one grid, its
     layers the directions.  Moving: a grid per direction, its layers the bricks that may
     be taken (their slots), those taken without a collapse in grids before the others'."""
-    frame = Frame(state["bricks"])
-    each = [{"orange": o, "face": f} for o, f in VARIANTS]
+    each = [  # VARIANTS, written out
+        {"orange": 0, "face": "xo"},
+        {"orange": 0, "face": "ox"},
+        {"orange": 1, "face": "xo"},
+        {"orange": 1, "face": "ox"},
+    ]
     if state["supply"] > 0:
-        walls = frame.placing()
+        walls = Frame(state["bricks"]).placing()
         size = walls.rows * STRIDE
         stacked = walls.h | walls.v << size
         if not stacked:
             return []
         directions: dict[str, Any] = {"field": "dir", "values": ["h", "v"]}
         return [_layered({"type": "place"}, walls, directions, each, stacked)]
-    walls = frame.takings(state["locked"])
-    size = walls.rows * STRIDE
-    grids = []
-    for lo, hi in ((0, walls.safe), (walls.safe, len(walls.tags))):
-        slots = (1 << (hi - lo) * size) - 1
-        layers: dict[str, Any] = {"field": "brick", "values": walls.tags[lo:hi]}
-        for d, mask in (("h", walls.h), ("v", walls.v)):
-            stacked = mask >> lo * size & slots
-            if stacked:
-                grids.append(_layered({"type": "move", "dir": d}, walls, layers, each, stacked))
+    x0, taken, starts, rows = frame_of(state["bricks"])
+    tags, h, v, safe = takings_of(taken, starts, rows, state["locked"])
+    # the grids are written inline (a call each costs more than the rest of the dict),
+    # with the keys of _layered: keep the two the same
+    fields = ["x", "y"]
+    origin = [x0, 0]
+    groups = [(tags, h, v)]
+    if safe < len(tags):  # the collapsing moves' grids after the others
+        cut = safe * rows * STRIDE  # their slots' first bit
+        low = (1 << cut) - 1
+        groups = [(tags[:safe], h & low, v & low), (tags[safe:], h >> cut, v >> cut)]
+    grids: list[LegalGrid] = []
+    for takers, flat, upright in groups:
+        layers = {"field": "brick", "values": takers}
+        if flat:
+            grids.append(
+                {
+                    "fixed": {"type": "move", "dir": "h"},
+                    "fields": fields,
+                    "origin": origin,
+                    "width": STRIDE,
+                    "height": rows,
+                    "layers": layers,
+                    "each": each,
+                    "bits": format(flat, "x"),
+                }
+            )
+        if upright:
+            grids.append(
+                {
+                    "fixed": {"type": "move", "dir": "v"},
+                    "fields": fields,
+                    "origin": origin,
+                    "width": STRIDE,
+                    "height": rows,
+                    "layers": layers,
+                    "each": each,
+                    "bits": format(upright, "x"),
+                }
+            )
     return grids
 
 

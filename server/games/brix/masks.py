@@ -20,18 +20,27 @@ and the vertical ones (their lower cell's bit; the upper cell rests on it)::
 
 -- the placement rules of :meth:`Wall.placement_error` for all positions at once.  A
 position's start cell lies at most one row above the wall's top, so ``held`` bounds
-every mask.
+every mask.  (:func:`_positions` computes ``free & held`` once, and ``near`` from the
+shifts ``held`` needs anyway.)
 
-The walls without each brick the mover may take are worked out together: each in a
-slot of ``rows`` frame rows, slot ``k`` at bit ``k * rows * STRIDE`` of one integer
+The walls without each brick the mover may take are worked out together: each in a slot
+of ``rows`` frame rows, slot ``k`` at bit ``k * rows * STRIDE`` of one integer
 (:class:`Walls`), the wall's cells repeated into every slot (a multiplication) and the
-taken brick's cells cleared in its own slot; the formulas above run once for every
-wall.  The two rows above a wall's top stay empty in every slot (``rows`` is the top row
-plus three): a shift up carries an empty row into the next slot, and a shift down
-carries the next slot's ground row into a slot's top row only, where it can only make the
-upper cell of a vertical brick lying on the wall's top touch the wall -- which the brick
-does anyway, standing on it.  A slot's width limit is the whole wall's unless taking its
-brick empties an outer column.
+taken brick's cells cleared in its own slot; the formulas above run once for every wall.
+Each brick is one Python step (:func:`takings_of`): its start cell goes into its slot of
+one mask of the flat bricks' starts or one of the upright ones' -- the positions each
+brick must leave (its own) -- and the cells to clear are those masks times ``_FLAT`` and
+``_UPRIGHT`` (a start's cells are its bit times these).  The two rows above a wall's top
+stay empty in every slot (``rows`` is the top row plus three): a shift up carries an
+empty row into the next slot, and a shift down carries the next slot's ground row into a
+slot's top row only, where it can only make the upper cell of a vertical brick lying on
+the wall's top touch the wall -- which the brick does anyway, standing on it.  A slot's
+width limit is the whole wall's unless taking its brick empties an outer column: the
+brick that holds every cell of one (one cell: a flat brick's end, which may empty the
+column next to it too; two: an upright brick's, or two flat bricks' where none holds
+both), found from the column's cells, not by a step per brick.  A wall that stands
+(every cell on the ground or on a taken cell: every wall of a game going on) has its
+columns in its ground row.
 
 :meth:`Walls.values` reads the positions back as lists of ``[brick,] x, y`` values with
 no Python step per position: each bit of the masks spread to a byte (0 or 255) selects,
@@ -53,10 +62,10 @@ table keyed by the tags or ``x0`` would be new at nearly every move (the takers 
 with the wall) and only hold memory, as would a cache of ``legal`` itself, which
 ``LegalCache`` already is for repeated asks of one state.  A shape repeats from move to
 move (the slot count is the bricks less the locked one; the rows grow slowly), so the
-shape tables and the ``_slots``/``_repeat`` multipliers are kept in LRU caches of
-``CACHED`` entries each.  A table is about 15 KB for a 36-brick wall of 12 rows and at
-most ~230 KB (a 60-brick vertical tower), so the caches hold at most ~11 MB per hub
-process, whatever the clients play.
+shape tables and the multipliers of a shape (``_layout``: a slot's rows, every row, the
+slots, their ground rows) are kept in LRU caches of ``CACHED`` entries each.  A table is
+about 15 KB for a 36-brick wall of 12 rows and at most ~230 KB (a 60-brick vertical
+tower), so the caches hold at most ~11 MB per hub process, whatever the clients play.
 
 The placement and collapse rules here restate :meth:`Wall.placement_error` and
 :meth:`Wall.collapse_if_removed` (wall.py) for all positions at once; a change to either
@@ -68,6 +77,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from tablehub.server.games.brix.wall import FIRST_COLUMNS, MAX_WIDTH, Pos
@@ -93,9 +103,17 @@ _X_MAPS = {
 """For each ``x0`` within the byte read-back's reach, the ``translate`` table from a
 frame column plus 1 to its ``x`` as a signed byte (60 KB, made at import)."""
 
-Brick = tuple[int, int, int, bool, int]
-"""A brick in the frame: its id, its cells' bits, its start (left or lower) cell's bit,
-whether it lies flat (horizontally) and its start cell's frame column."""
+_X = itemgetter("x")
+_FIELDS = itemgetter("id", "x", "y", "dir")
+_FLAT = 3
+"""A flat brick's cells are its start cell's bit times this, an upright one's times
+``_UPRIGHT``; the cells right above a flat one's are its start's times ``_ABOVE_FLAT``,
+right above an upright one's (not its own) times ``_ABOVE_UPRIGHT``."""
+_UPRIGHT = 1 | 1 << STRIDE
+_ABOVE_FLAT = _FLAT << STRIDE
+_ABOVE_UPRIGHT = 1 << 2 * STRIDE
+_LO = 1 << MARGIN
+"""The wall's first column in the frame (``x0`` is its ``x`` less ``MARGIN``)."""
 
 
 class Walls:
@@ -188,99 +206,137 @@ class Walls:
 
 
 class Frame:
-    """A wall in its frame: ``x0`` (the wall's column of frame column 0), the taken
-    cells, the cells per frame column and the columns holding any (a mask), ``rows``
-    (the wall's top row plus three: a slot of :class:`Walls`) and the bricks
-    (:data:`Brick`) in the order of the state."""
+    """A wall in its frame (:func:`frame_of`): ``x0`` (the wall's column of frame
+    column 0), the taken cells, the bricks by their start cells (``starts``) and
+    ``rows`` (the wall's top row plus three: a slot of :class:`Walls`)."""
 
-    __slots__ = ("bricks", "columns", "rows", "taken", "used", "x0")
+    __slots__ = ("rows", "starts", "taken", "x0")
 
     def __init__(self, bricks: Sequence[dict[str, Any]]) -> None:
-        self.x0 = x0 = min((brick["x"] for brick in bricks), default=0) - MARGIN
-        taken = used = 0
-        top = -1
-        columns = [0] * STRIDE
-        own: list[Brick] = []
-        for brick in bricks:
-            column, y = brick["x"] - x0, brick["y"]
-            start = 1 << (y * STRIDE + column)
-            flat = brick["dir"] == "h"
-            if flat:
-                cells = start | start << 1
-                columns[column] += 1
-                columns[column + 1] += 1
-                used |= 3 << column
-            else:
-                cells = start | start << STRIDE
-                columns[column] += 2
-                used |= 1 << column
-                y += 1
-            if y > top:
-                top = y
-            taken |= cells
-            own.append((brick["id"], cells, start, flat, column))
-        self.taken = taken
-        self.columns = columns
-        self.used = used
-        self.bricks = own
-        self.rows = top + 3
+        self.x0, self.taken, self.starts, self.rows = frame_of(bricks)
 
     def placing(self) -> Walls:
         """Where a new brick may go (:meth:`Wall.positions`); on an empty wall, a first
         brick's positions (``x0`` is ``-MARGIN`` then)."""
         if not self.taken:
             return Walls(self.x0, self.rows, [0], *_FIRST, 1)
-        wide_h, wide_v = _widths_of(self.used)
-        every_row = _repeat(self.rows)
+        wide_h, wide_v = _widths_of(_columns(self.taken))
+        every_row = _layout(self.rows, 1)[1]
         h, v = _positions(self.taken, GROUND, wide_h * every_row, wide_v * every_row)
         return Walls(self.x0, self.rows, [0], h, v, 1)
 
     def takings(self, locked: int | None) -> Walls:
-        """Where each brick but ``locked`` may go on the wall without it
-        (:meth:`Wall.without`, then :meth:`Wall.positions`, its own position left out),
-        one slot per brick: those whose taking leaves no cell hanging first
-        (:meth:`Wall.collapse_if_removed`), then the others, each in the order of the
-        state.  For a wall of two bricks or more: the move phase starts at four, and
-        bricks are never taken off the wall (the wall without a lone brick would be empty,
-        where a first brick's rules apply, which these masks do not)."""
-        taken = self.taken
-        safe: list[Brick] = []
-        losing: list[Brick] = []
-        for brick in self.bricks:
-            if brick[0] != locked:
-                cells = brick[1]
-                (losing if cells << STRIDE & ~cells & taken else safe).append(brick)
-        takers = safe + losing
-        if not takers:
-            return Walls(self.x0, self.rows, [], 0, 0, 0)
-        columns, rows = self.columns, self.rows
-        size = rows * STRIDE
-        used = self.used
-        ends = used & -used | 1 << (used.bit_length() - 1)
-        wide_h, wide_v = _widths_of(used)
-        every_row = _repeat(rows * len(takers))
-        wider_h, wider_v = wide_h * every_row, wide_v * every_row
-        removed = own_h = own_v = 0
-        for k, (_, cells, start, flat, column) in enumerate(takers):
-            shift = k * size
-            removed |= cells << shift
-            if flat:
-                own_h |= start << shift
-                emptied = (columns[column] == 1) << column
-                emptied |= (columns[column + 1] == 1) << (column + 1)
+        """:func:`takings_of` as :class:`Walls`."""
+        return Walls(self.x0, self.rows, *takings_of(self.taken, self.starts, self.rows, locked))
+
+
+def frame_of(bricks: Sequence[dict[str, Any]]) -> tuple[int, int, dict[int, int], int]:
+    """A wall in its frame: ``x0`` (the wall's column of frame column 0), the taken
+    cells, the bricks in the order of the state by the bit of their start (left or
+    lower) cell -- the id of a brick lying flat (horizontally), the id's complement
+    (``~id``, below 0) of one standing upright -- and ``rows``, the wall's top row plus
+    three (a slot of :class:`Walls`)."""
+    x0 = min(map(_X, bricks), default=0) - MARGIN
+    taken = 0
+    starts: dict[int, int] = {}
+    for bid, x, y, d in map(_FIELDS, bricks):
+        start = 1 << y * STRIDE + x - x0
+        if d == "h":
+            taken |= start * _FLAT
+            starts[start] = bid
+        else:
+            taken |= start * _UPRIGHT
+            starts[start] = ~bid
+    return x0, taken, starts, (taken.bit_length() - 1) // STRIDE + 3
+
+
+def takings_of(
+    taken: int, starts: dict[int, int], rows: int, locked: int | None
+) -> tuple[list[int], int, int, int]:
+    """Where each brick but ``locked`` may go on the wall (:func:`frame_of`) without it
+    (:meth:`Wall.without`, then :meth:`Wall.positions`, its own position left out), one
+    slot per brick: those whose taking leaves no cell hanging first
+    (:meth:`Wall.collapse_if_removed`), then the others, each in the order of the state.
+    The slots' bricks (``tags``), the masks of the horizontal and the vertical positions
+    and how many slots stand for a brick taken without a collapse (``safe``): the
+    :class:`Walls` fields after ``x0`` and ``rows``.  For a wall of two bricks or more:
+    the move phase starts at four, and bricks are never taken off the wall (the wall
+    without a lone brick would be empty, where a first brick's rules apply, which these
+    masks do not).
+
+    One step per brick puts its start in its slot of the flat or the upright bricks'
+    starts; their cells, cleared from the wall in each slot, are those starts times
+    ``_FLAT`` and ``_UPRIGHT``.  A slot's width limit is the whole wall's unless its
+    brick holds every cell of an outer column: at most one brick at each end."""
+    size = rows * STRIDE
+    flat = upright = shift = 0  # the starts of the bricks taken without a collapse
+    falls_flat = falls_upright = falls_shift = 0  # and of the others
+    tags: list[int] = []
+    falls: list[int] = []
+    for start, bid in starts.items():
+        if bid >= 0:  # flat
+            if bid == locked:
+                continue
+            if start * _ABOVE_FLAT & taken:
+                falls_flat |= start << falls_shift
+                falls_shift += size
+                falls.append(bid)
             else:
-                own_v |= start << shift
-                emptied = (columns[column] == 2) << column
-            if emptied & ends:
-                # the wall without it is narrower: its slot's width limit is its own
-                slot_h, slot_v = _widths_of(used & ~emptied)
-                repeat = _repeat(rows)
-                wider_h ^= ((slot_h ^ wide_h) * repeat) << shift
-                wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
-        slots = _slots(size, len(takers))
-        h, v = _positions(self.taken * slots ^ removed, GROUND * slots, wider_h, wider_v)
-        tags = [brick[0] for brick in takers]
-        return Walls(self.x0, rows, tags, h & ~own_h, v & ~own_v, len(safe))
+                flat |= start << shift
+                shift += size
+                tags.append(bid)
+        elif ~bid == locked:
+            continue
+        elif start * _ABOVE_UPRIGHT & taken:
+            falls_upright |= start << falls_shift
+            falls_shift += size
+            falls.append(~bid)
+        else:
+            upright |= start << shift
+            shift += size
+            tags.append(~bid)
+    safe = len(tags)
+    if falls:
+        flat |= falls_flat << shift
+        upright |= falls_upright << shift
+        tags += falls
+    if not tags:
+        return tags, 0, 0, 0
+    used = _columns(taken)
+    hi = 1 << used.bit_length() - 1
+    wide_h, wide_v = _WIDTHS[MARGIN][used.bit_length() - 1]
+    repeat, every_row, slots, ground = _layout(rows, len(tags))
+    wider_h, wider_v = wide_h * every_row, wide_v * every_row
+    for end in (_LO, hi) if hi != _LO else (_LO,):
+        column = taken & end * repeat  # the cells of an outer column
+        held = column.bit_count()
+        if held == 1:  # a flat brick's end: the column next to it may empty too
+            if end == _LO:
+                start, inner = column, end << 1
+                alone = taken & inner * repeat == start << 1
+            else:
+                start = column >> 1
+                inner = end >> 1
+                alone = taken & inner * repeat == start
+            emptied = end | inner if alone else end
+            bid = starts.get(start, -1)  # a flat brick's id, or none
+        elif held == 2:  # an upright brick's, or two flat bricks' ends
+            start = column & -column
+            emptied = end
+            bid = ~starts.get(start, 0)  # an upright brick's id (it holds both), or none
+        else:
+            continue
+        if bid < 0 or bid == locked:
+            continue
+        # the wall without it is narrower: its slot's width limit is its own
+        rest = used ^ emptied
+        slot_h, slot_v = _WIDTHS[(rest & -rest).bit_length() - 1][rest.bit_length() - 1]
+        shift = tags.index(bid) * size
+        wider_h ^= ((slot_h ^ wide_h) * repeat) << shift
+        wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
+    walls = taken * slots ^ (flat * _FLAT + upright * _UPRIGHT)
+    h, v = _positions(walls, ground, wider_h, wider_v)
+    return tags, h & ~flat, v & ~upright, safe
 
 
 def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, int]:
@@ -288,11 +344,12 @@ def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, 
     ``taken`` (side by side in slots), ``ground`` their row 0s, the width limits'
     columns ``wide_h`` and ``wide_v`` repeated in every row (module docstring)."""
     free = ~taken
-    held = taken << STRIDE | ground
-    near = taken << 1 | taken >> 1 | taken << STRIDE | taken >> STRIDE
+    below = taken << STRIDE
+    open_ = free & (below | ground)  # free and held
+    near = taken << 1 | taken >> 1 | below | taken >> STRIDE
     return (
-        free & free >> 1 & held & held >> 1 & (near | near >> 1) & wide_h,
-        free & free >> STRIDE & held & (near | near >> STRIDE) & wide_v,
+        open_ & open_ >> 1 & (near | near >> 1) & wide_h,
+        open_ & free >> STRIDE & (near | near >> STRIDE) & wide_v,
     )
 
 
@@ -317,16 +374,28 @@ def _widths_of(used: int) -> tuple[int, int]:
     return _WIDTHS[(used & -used).bit_length() - 1][used.bit_length() - 1]
 
 
-@lru_cache(maxsize=CACHED)
-def _slots(size: int, count: int) -> int:
-    """Bit 0 of each of ``count`` slots of ``size`` bits."""
-    return sum(1 << (size * k) for k in range(count))
+def _columns(taken: int) -> int:
+    """The frame columns holding any of the cells ``taken`` (a row's mask): the ground
+    row of a wall that stands (every cell on the ground or on a taken cell), else the
+    rows folded onto row 0, twice as many at each step."""
+    if not taken & ~(taken << STRIDE | GROUND):
+        return taken & GROUND
+    shift = STRIDE
+    while taken >> shift:
+        taken |= taken >> shift
+        shift <<= 1
+    return taken & GROUND
 
 
 @lru_cache(maxsize=CACHED)
-def _repeat(rows: int) -> int:
-    """Bit 0 of each of ``rows`` rows: a row's mask times this is that mask in every row."""
-    return sum(1 << (STRIDE * y) for y in range(rows))
+def _layout(rows: int, count: int) -> tuple[int, int, int, int]:
+    """For ``count`` slots of ``rows`` rows: bit 0 of each row of a slot (a row's mask
+    times this is that mask in every row), bit 0 of every row of every slot, bit 0 of
+    each slot and the slots' ground rows."""
+    size = rows * STRIDE
+    repeat = sum(1 << STRIDE * y for y in range(rows))
+    slots = sum(1 << size * k for k in range(count))
+    return repeat, repeat * slots, slots, GROUND * slots
 
 
 @lru_cache(maxsize=CACHED)

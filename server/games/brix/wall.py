@@ -104,7 +104,7 @@ class Wall:
 
     def collapse_if_removed(self, brick_id: int) -> list[Cell]:
         """Cells that would be left hanging if this brick were taken out.  masks.py
-        (``Frame.takings``) restates this rule for every brick at once: change both."""
+        (``takings_of``) restates this rule for every brick at once: change both."""
         x, y, d = self.bricks[brick_id]
         top = brick_cells(x, y, d)
         above = [(x, y + 1), (x + 1, y + 1)] if d == "h" else [(x, y + 2)]

@@ -16,6 +16,7 @@ from tablehub.protocol.legal import expand, expand_grids
 from tablehub.server.games.base import Action, State
 from tablehub.server.games.brix import GAME
 from tablehub.server.games.brix.engine import (
+    VARIANTS,
     legal,
     legal_basis,
     legal_compact,
@@ -24,7 +25,7 @@ from tablehub.server.games.brix.engine import (
 )
 from tablehub.server.games.brix.masks import FLIP, SPARSE, Frame, Walls
 from tablehub.server.games.brix.wall import Wall
-from tests.server.games.brix.test_rules import GROUND, TOWER, Spec, make, play
+from tests.server.games.brix.test_rules import GROUND, TOWER, Spec, make, mirror, play
 from tests.server.games.conformance import playout
 
 SHAPES: list[dict[str, Any]] = [
@@ -170,6 +171,71 @@ def test_a_wall_far_from_column_0_and_eight_wide(x0: int, supply: int) -> None:
     walls = Frame(state["bricks"]).takings(None)
     assert walls.x0 == x0
     assert walls.h.bit_count() + walls.v.bit_count() > SPARSE, "more than read one by one"
+
+
+EIGHT_WIDE: list[tuple[list[Spec], int | None]] = [
+    # flat bricks alone at both ends, each emptying the column next to it too
+    ([(x, 0, "h", 0, "xo") for x in (0, 2, 4, 6)], None),
+    # the same with the brick at the left end locked (its slot is not there)
+    ([(x, 0, "h", 0, "xo") for x in (0, 2, 4, 6)], 0),
+    # upright bricks alone at both ends
+    (
+        [
+            (0, 0, "v", 0, "xo"),
+            (1, 0, "h", 0, "xo"),
+            (3, 0, "h", 0, "xo"),
+            (5, 0, "h", 0, "xo"),
+            (7, 0, "v", 0, "xo"),
+        ],
+        None,
+    ),
+    # two flat bricks at the left end (neither holds the column), an upright one at the right
+    (
+        [
+            (0, 0, "h", 0, "xo"),
+            (0, 1, "h", 0, "xo"),
+            (2, 0, "h", 0, "xo"),
+            (4, 0, "h", 0, "xo"),
+            (6, 0, "v", 0, "xo"),
+        ],
+        None,
+    ),
+    # a flat brick alone at the right end, the column next to it held by others too (and
+    # taking the brick collapses the wall)
+    (
+        [
+            (0, 0, "v", 0, "xo"),
+            (1, 0, "h", 0, "xo"),
+            (3, 0, "h", 0, "xo"),
+            (5, 0, "v", 0, "xo"),
+            (6, 0, "h", 0, "xo"),
+            (6, 1, "v", 0, "xo"),
+        ],
+        1,
+    ),
+]
+"""Eight-wide walls where taking a brick out empties an outer column (its slot's width
+limit is its own, wider than the wall's) or does not."""
+
+
+@pytest.mark.parametrize(("specs", "locked"), EIGHT_WIDE)
+@pytest.mark.parametrize("mirrored", [False, True])
+def test_taking_a_brick_at_an_outer_column(
+    specs: list[Spec], locked: int | None, mirrored: bool
+) -> None:
+    state = make(mirror(specs, 8) if mirrored else specs, bricks=len(specs), locked=locked)
+    assert state["supply"] == 0
+    check_masks(state)
+    check_compact(state)
+
+
+def test_every_layered_grid_lists_the_four_ways_in_the_plain_order() -> None:
+    """``each`` is written out in legal_layered: it keeps the order of VARIANTS."""
+    for state in (make(GROUND), make(TOWER, bricks=5, locked=3)):
+        grids = legal_layered(state, 0)
+        assert grids
+        for grid in grids:
+            assert grid["each"] == [{"orange": o, "face": f} for o, f in VARIANTS]
 
 
 def built(specs: list[Spec], supply: int) -> State:
