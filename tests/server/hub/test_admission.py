@@ -190,3 +190,21 @@ async def test_a_hub_whose_moves_all_wait_refuses_moves_until_the_queue_drains(
         played = await raw.ask("act", table=table, action=FIRST_MOVE, key=new_key())
         assert played["t"] == "ok" and played["version"] == 2, played
         assert (await hub.health())["refusing_moves"] is False
+
+
+async def test_a_legal_answered_at_once_does_not_hide_a_standing_queue(hub: RunningHub) -> None:
+    """Only acts are timed for the sojourn signal: ``legal`` at an idle table is answered
+    at once, and counting its wait (none) as a move's would make the interval's shortest
+    wait zero while every act waits 600 ms."""
+    now = [1000.0]
+    sojourn = Sojourn(clock=lambda: now[0])
+    hub.hub.sojourn = sojourn
+    async with seated(hub) as (raw, table):
+        sojourn.answered(0.6)
+        for _ in range(3):
+            asked = await raw.ask("legal", table=table)
+            assert asked["t"] == "ok" and asked["actions"], asked
+        now[0] += INTERVAL_S
+        refused = await raw.ask("act", table=table, action=FIRST_MOVE, key=new_key())
+        assert refused["t"] == "error" and refused["code"] == "overloaded", refused
+        assert refused["retry_ms"] == 600
