@@ -104,14 +104,10 @@ _X_MAPS = {
 frame column plus 1 to its ``x`` as a signed byte (60 KB, made at import)."""
 
 _X = itemgetter("x")
-_FIELDS = itemgetter("id", "x", "y", "dir")
 _FLAT = 3
 """A flat brick's cells are its start cell's bit times this, an upright one's times
-``_UPRIGHT``; the cells right above a flat one's are its start's times ``_ABOVE_FLAT``,
-right above an upright one's (not its own) times ``_ABOVE_UPRIGHT``."""
+``_UPRIGHT``."""
 _UPRIGHT = 1 | 1 << STRIDE
-_ABOVE_FLAT = _FLAT << STRIDE
-_ABOVE_UPRIGHT = 1 << 2 * STRIDE
 _LO = 1 << MARGIN
 """The wall's first column in the frame (``x0`` is its ``x`` less ``MARGIN``)."""
 
@@ -239,14 +235,14 @@ def frame_of(bricks: Sequence[dict[str, Any]]) -> tuple[int, int, dict[int, int]
     x0 = min(map(_X, bricks), default=0) - MARGIN
     taken = 0
     starts: dict[int, int] = {}
-    for bid, x, y, d in map(_FIELDS, bricks):
-        start = 1 << y * STRIDE + x - x0
-        if d == "h":
+    for brick in bricks:  # (subscripts cost less here than an itemgetter's tuple)
+        start = 1 << brick["y"] * STRIDE + brick["x"] - x0
+        if brick["dir"] == "h":
             taken |= start * _FLAT
-            starts[start] = bid
+            starts[start] = brick["id"]
         else:
             taken |= start * _UPRIGHT
-            starts[start] = ~bid
+            starts[start] = ~brick["id"]
     return x0, taken, starts, (taken.bit_length() - 1) // STRIDE + 3
 
 
@@ -269,6 +265,9 @@ def takings_of(
     ``_FLAT`` and ``_UPRIGHT``.  A slot's width limit is the whole wall's unless its
     brick holds every cell of an outer column: at most one brick at each end."""
     size = rows * STRIDE
+    # a brick whose start is in these has a cell right above it, not its own, taken
+    under_flat = (taken | taken >> 1) >> STRIDE
+    under_upright = taken >> 2 * STRIDE
     flat = upright = shift = 0  # the starts of the bricks taken without a collapse
     falls_flat = falls_upright = falls_shift = 0  # and of the others
     tags: list[int] = []
@@ -277,7 +276,7 @@ def takings_of(
         if bid >= 0:  # flat
             if bid == locked:
                 continue
-            if start * _ABOVE_FLAT & taken:
+            if start & under_flat:
                 falls_flat |= start << falls_shift
                 falls_shift += size
                 falls.append(bid)
@@ -287,7 +286,7 @@ def takings_of(
                 tags.append(bid)
         elif ~bid == locked:
             continue
-        elif start * _ABOVE_UPRIGHT & taken:
+        elif start & under_upright:
             falls_upright |= start << falls_shift
             falls_shift += size
             falls.append(~bid)
@@ -336,20 +335,22 @@ def takings_of(
         wider_v ^= ((slot_v ^ wide_v) * repeat) << shift
     walls = taken * slots ^ (flat * _FLAT + upright * _UPRIGHT)
     h, v = _positions(walls, ground, wider_h, wider_v)
-    return tags, h & ~flat, v & ~upright, safe
+    return tags, h ^ h & flat, v ^ v & upright, safe
 
 
 def _positions(taken: int, ground: int, wide_h: int, wide_v: int) -> tuple[int, int]:
     """The masks of the horizontal and vertical positions on the walls of cells
     ``taken`` (side by side in slots), ``ground`` their row 0s, the width limits'
     columns ``wide_h`` and ``wide_v`` repeated in every row (module docstring)."""
-    free = ~taken
     below = taken << STRIDE
-    open_ = free & (below | ground)  # free and held
-    near = taken << 1 | taken >> 1 | below | taken >> STRIDE
+    above = taken >> STRIDE
+    held = below | ground
+    open_ = held ^ held & taken  # free and held (no ~: bitwise steps on negative ints cost more)
+    near = taken << 1 | taken >> 1 | below | above
+    upright = open_ ^ open_ & above  # the cell above free too
     return (
         open_ & open_ >> 1 & (near | near >> 1) & wide_h,
-        open_ & free >> STRIDE & (near | near >> STRIDE) & wide_v,
+        upright & (near | near >> STRIDE) & wide_v,
     )
 
 
