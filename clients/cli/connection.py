@@ -16,6 +16,13 @@ Retries (protocol/README.md "Idempotent requests and retries"): ``create_table``
 ``retry_ms`` (``overloaded``, ``unavailable``) is retried with the same key after that
 long, backing off exponentially with jitter (at most 5 s a wait, :data:`RETRY_TRIES`
 tries), and ``on_wait`` is told in words while the client waits.
+
+``legal`` asks in the cheapest form first, the layered grid (protocol/README.md "Layered
+grid legal").  A hub older than a form refuses it as ``bad_message`` (the value is not in
+its schema), so on that refusal the client asks again in the next cheaper form (layered,
+grid, compact, then plain: no ``form`` field) and keeps the form that was taken for the
+connection's later asks.  Any other error, and ``bad_message`` to the plain ask, is
+raised as before.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from websockets.asyncio.client import ClientConnection
 
 from tablehub.protocol import SUBPROTOCOLS, Codec
 from tablehub.protocol.codec import PROTOCOL_VERSION
-from tablehub.protocol.legal import LAYERED, listed_actions
+from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN, listed_actions
 from tablehub.protocol.viewhash import view_hash
 
 log = logging.getLogger("tablehub.client")
@@ -59,6 +66,11 @@ DOING = {
     "join": "taking the seat",
     "create_table": "creating the table",
 }
+
+
+LEGAL_FORMS = (LAYERED, GRID, COMPACT, PLAIN)
+"""The forms ``legal`` asks in, cheapest first: each next one is what a hub that refuses
+the one before (``bad_message``: older than it) is asked in."""
 
 
 CAFILE_ENV = "TABLEHUB_CAFILE"
@@ -149,6 +161,9 @@ class Connection:
         self.on_message: Callable[[dict[str, Any]], None] | None = None
         self.on_wait: Callable[[str], None] | None = None
         """Told, in words, when a request waits to be retried (else it is logged)."""
+        self.legal_form = LEGAL_FORMS[0]
+        """The form ``legal`` asks in: the cheapest this connection's hub has taken (the
+        layered grid until a ``legal`` ask in it is refused as ``bad_message``)."""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._changed = asyncio.Condition()
@@ -305,10 +320,31 @@ class Connection:
         return int(reply["version"])
 
     async def legal(self, table: str) -> list[dict[str, Any]]:
-        """Every action legal for our seat now, asked in the layered grid form
-        (protocol/README.md "Layered grid legal"; a game without one answers in its grid,
-        compact or plain form) and expanded."""
-        return listed_actions(await self.request("legal", table=table, form=LAYERED))
+        """Every action legal for our seat now, asked as :meth:`legal_reply` asks and
+        expanded from whichever form the reply came in."""
+        return listed_actions(await self.legal_reply(table))
+
+    async def legal_reply(self, table: str) -> dict[str, Any]:
+        """The ``legal`` reply for our seat now, asked in :attr:`legal_form` -- the layered
+        grid form (protocol/README.md "Layered grid legal"; a game without one answers in
+        its grid, compact or plain form) until this connection's hub refuses it.
+
+        A ``bad_message`` to an ask with a form is a hub older than that form: the ask
+        is sent again in the next cheaper one (:data:`LEGAL_FORMS`; the plain ask has no
+        ``form`` field), and the form the hub took is kept for later asks.  Any other
+        error, and ``bad_message`` to the plain ask, raises ServerError as before."""
+        form = self.legal_form
+        while True:
+            fields = {"table": table} if form == PLAIN else {"table": table, "form": form}
+            try:
+                reply = await self.request("legal", **fields)
+            except ServerError as err:
+                if err.code != "bad_message" or form == PLAIN:
+                    raise
+                form = LEGAL_FORMS[LEGAL_FORMS.index(form) + 1]
+                continue
+            self.legal_form = form
+            return reply
 
     async def legal_step(self, table: str, partial: dict[str, Any]) -> dict[str, Any]:
         """Staged ``legal`` (protocol/README.md "Staged legal"): the next field of

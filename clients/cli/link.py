@@ -35,7 +35,7 @@ from tablehub.clients.cli.errors import (
 from tablehub.clients.cli.numbering import seat_words
 from tablehub.clients.cli.tokens import SavedSeat, TokenStore
 from tablehub.protocol.codec import action_problem
-from tablehub.protocol.legal import LAYERED, listed_actions
+from tablehub.protocol.legal import listed_actions
 
 RECONNECT_SECONDS = 30.0
 SEAT_TAKEN_OVER = 4001
@@ -312,9 +312,10 @@ class Link:
 
     async def legal(self) -> tuple[list[dict[str, Any]], int]:
         """This seat's legal actions now, and the version they were computed at (asked
-        in the layered grid form, protocol/README.md "Layered grid legal", and expanded)."""
+        as ``Connection.legal_reply`` asks: the layered grid form, protocol/README.md
+        "Layered grid legal", or the next cheaper one an older hub takes; expanded)."""
         try:
-            reply = await self.conn.request("legal", table=self.table, form=LAYERED)
+            reply = await self.conn.legal_reply(self.table)
         except websockets.ConnectionClosed as err:
             raise ConnectionError(str(err)) from None
         return listed_actions(reply), int(reply.get("version", -1))
