@@ -24,6 +24,13 @@
 // long, doubling per retry with jitter, at most `retry.maxMs` a wait and `retry.tries`
 // tries, and a `waiting` event says so in words meanwhile.
 //
+// `legal` asks in the cheapest form first, the layered grid.  A hub older than a form
+// refuses it as `bad_message` (the value is not in its schema), so on that refusal the
+// ask is sent again in the next cheaper form (LEGAL_FORMS: layered, grid, compact, then
+// plain, without `form`) and the form the hub took is kept for the connection's later
+// asks (`legalForm`; a new socket -- a reconnect, `moveTo` -- starts from layered again).
+// Any other error, and `bad_message` to the plain ask, is thrown as before.
+//
 // Events (`on(type, fn)` returns an unsubscribe function):
 //   state         {state}             idle | connecting | open | reconnecting | closed
 //   open          hello reply         after every successful hello (first and resumed)
@@ -43,7 +50,7 @@
 //   message       raw message         every inbound message, after handling
 
 import { codecFor, MSGPACK } from './codec.js';
-import { LAYERED, listedActions } from './legal.js';
+import { COMPACT, GRID, LAYERED, listedActions } from './legal.js';
 import { Role, TableMirror } from './mirror.js';
 import { applyPatch } from './patch.js';
 import { viewHash } from './viewhash.js';
@@ -51,6 +58,12 @@ import { viewHash } from './viewhash.js';
 export const PROTOCOL_VERSION = 1;
 const MAX_RESUME = 16; // hello.json: resume.maxItems
 const MAX_EVENTS = 200;
+
+/**
+ * The forms `legal` asks in, cheapest first: each next one is what a hub that refuses the
+ * one before (`bad_message`: older than it) is asked in; `plain` is asked without `form`.
+ */
+export const LEGAL_FORMS = [LAYERED, GRID, COMPACT, 'plain'];
 
 /** An `error` reply: `code` is the stable wire code (protocol/v1/index.json). */
 export class ServerError extends Error {
@@ -141,6 +154,8 @@ export class Client {
     this.schemaMatches = null;
     this.state = 'idle';
     this.reconnects = 0;
+    /** The form `legal` asks in: the cheapest this socket's hub has taken (LEGAL_FORMS). */
+    this.legalForm = LEGAL_FORMS[0];
     this._ws = null;
     this._ids = 1;
     this._pending = new Map();
@@ -275,6 +290,7 @@ export class Client {
     this._setState(resuming ? 'reconnecting' : 'connecting');
     const ws = await this._dial();
     this._ws = ws;
+    this.legalForm = LEGAL_FORMS[0]; // a new socket may reach another (newer) hub
     ws.addEventListener('message', (event) => this._onFrame(event.data));
     ws.addEventListener('close', (event) => this._onClose(ws, event));
     const hello = { v: PROTOCOL_VERSION, name: this.name };
@@ -508,11 +524,25 @@ export class Client {
    * The actions legal for your seat now: {actions, version} -- asked in the layered grid
    * form, the cheapest (protocol/README.md "Layered grid legal"), and expanded from
    * whichever form the game answers in: `grids` (layered or not), `groups` ("Compact
-   * legal") or `actions`.  A hub older than the layered form refuses the ask.
+   * legal") or `actions`.  A hub older than the layered form refuses the ask
+   * (`bad_message`): it is then asked again in the next cheaper form, down to the plain
+   * ask without `form` (LEGAL_FORMS), and the form it took is kept in `legalForm` for
+   * this connection's later asks.  Any other error, and `bad_message` to the plain ask,
+   * is thrown.
    */
   async legal(table) {
-    const reply = await this.requestWithRetry('legal', { table, form: LAYERED });
-    return { actions: listedActions(reply), version: reply.version };
+    const ws = this._ws;
+    for (let form = this.legalForm; ; form = LEGAL_FORMS[LEGAL_FORMS.indexOf(form) + 1]) {
+      let reply;
+      try {
+        reply = await this.requestWithRetry('legal', { table, form: form === 'plain' ? undefined : form });
+      } catch (err) {
+        if (err instanceof ServerError && err.code === 'bad_message' && form !== 'plain') continue;
+        throw err;
+      }
+      if (this._ws === ws) this.legalForm = form; // kept only while the socket asked is ours
+      return { actions: listedActions(reply), version: reply.version };
+    }
   }
 
   /**
