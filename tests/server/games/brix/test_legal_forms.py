@@ -229,6 +229,18 @@ def test_taking_a_brick_at_an_outer_column(
     check_compact(state)
 
 
+@pytest.mark.parametrize("supply", [4, 0])
+def test_a_wall_that_does_not_stand(supply: int) -> None:
+    """A cell hanging at the right end (only a finished game's wall has one): the wall's
+    columns, seven, are read from every row, not from its ground row alone (six)."""
+    specs: list[Spec] = [(x, 0, "h", 0, "xo") for x in (0, 2, 4)] + [(5, 1, "h", 0, "xo")]
+    for wall in (specs, mirror(specs, 7)):
+        state = make(wall, bricks=len(wall) + 4)
+        state["supply"] = supply
+        check_masks(state)
+        check_compact(state)
+
+
 def test_every_layered_grid_lists_the_four_ways_in_the_plain_order() -> None:
     """``each`` is written out in legal_layered: it keeps the order of VARIANTS."""
     for state in (make(GROUND), make(TOWER, bricks=5, locked=3)):
