@@ -23,6 +23,10 @@ of the committed weights: the first round.
 the next ones) and writes their mean as one network of K times ``--hidden`` units.
 ``--workers N`` plays the games in N processes (the same samples: each game is seeded);
 ``--save-samples`` keeps them and ``--samples`` fits to kept ones instead of playing.
+``--rank W`` adds to the loss W times the error of each candidate's value less the mean
+of its move's candidates (how well the network tells them apart; tried in issue 31 and
+left at 0, docs/games/nmbr9.md).  Beside the fit, it prints how well the network tells
+apart the candidates of one move (held out).
 
 Prints the fit (R^2 and the mean absolute error, in points, on the held-out games).
 The committed weights (issue 31): ``train_bot --games 2000 --first-seed 80000
@@ -110,11 +114,36 @@ def wait_while(path: Path | None) -> None:
         time.sleep(PAUSE_CHECK_S)
 
 
+def groups_of(samples: list[Sample]) -> list[int]:
+    """Each sample of one game's :func:`play` (in its order) numbered by the move whose
+    candidates it compares, from 0; a played layout's sample (scored to the end of the
+    game, after them) gets -1.  A move's candidates share the share of the cards to
+    come (input 0), which differs from move to move, and the played layouts' samples
+    are the last, one a move."""
+    moves: dict[float, int] = {}
+    for f, _ in samples:
+        moves.setdefault(f[0], len(moves))
+    looked = len(samples) - len(moves)
+    return [moves[f[0]] if i < looked else -1 for i, (f, _) in enumerate(samples)]
+
+
 def fit(
-    train: list[Sample], test: list[Sample], hidden: int, seed: int, pause_while: Path | None
+    train: list[Sample],
+    test: list[Sample],
+    hidden: int,
+    seed: int,
+    pause_while: Path | None,
+    rank: float = 0.0,
+    groups: tuple[list[int], list[int]] | None = None,
 ) -> Network:
     """The network minimising the squared error on ``train`` (best epoch on ``test``);
-    between epochs it waits while ``pause_while`` exists."""
+    between epochs it waits while ``pause_while`` exists.
+
+    With ``rank`` > 0 and ``groups`` (a group number for each sample of ``train`` and
+    of ``test``; -1 for none), the loss adds ``rank`` times the squared error of each
+    sample's value less its group's mean (the candidates of one move, compared with
+    each other: what the search's choice depends on), the batches made of whole
+    groups."""
     try:
         import numpy as np
     except ImportError:
@@ -129,6 +158,26 @@ def fit(
     std[std == 0] = 1.0
     z, zt = (x - mean) / std, (xt - mean) / std
     share, share_t = x[:, 0], xt[:, 0]  # the prediction is share x network
+    if groups is None:
+        group = np.arange(len(y))
+        group_t = np.arange(len(yt))
+    else:  # each a number of its own, the samples of no group alone
+        group = _numbered(np, groups[0])
+        group_t = _numbered(np, groups[1])
+
+    def centred(errors: Any, g: Any) -> Any:
+        """The errors less their group's mean."""
+        _, inverse = np.unique(g, return_inverse=True)
+        sums = np.bincount(inverse, weights=errors)
+        return errors - (sums / np.bincount(inverse))[inverse]
+
+    def loss_on(out: Any, target: Any, g: Any) -> float:
+        errors = out - target
+        value = float(np.mean(errors**2))
+        if rank:
+            value += rank * float(np.mean(centred(errors, g) ** 2))
+        return value
+
     n_in = x.shape[1]
     params: dict[str, Any] = {
         "w": rng.normal(0, 1 / np.sqrt(n_in), (n_in, hidden)),
@@ -148,12 +197,18 @@ def fit(
     step = 0
     for _ in range(EPOCHS):
         wait_while(pause_while)
-        order = rng.permutation(len(y))
+        if rank:  # whole groups, in a random order
+            order = np.argsort(rng.permutation(int(group.max()) + 1)[group], kind="stable")
+        else:
+            order = rng.permutation(len(y))
         for start in range(0, len(y), BATCH):
             idx = order[start : start + BATCH]
             zz, ss, yy = z[idx], share[idx], y[idx]
             out, pre = predict(params, zz, ss)
-            g_out = 2 * (out - yy) / len(idx) * ss  # d loss / d (network before x share)
+            errors = out - yy
+            if rank:  # a group cut by the batch's end is centred on its part
+                errors = errors + rank * centred(errors, group[idx])
+            g_out = 2 * errors / len(idx) * ss  # d loss / d (network before x share)
             act = np.maximum(pre, 0.0)
             g_pre = np.outer(g_out, params["v"]) * (pre > 0)
             grads = {
@@ -174,7 +229,7 @@ def fit(
                 m_hat = m / (1 - 0.9**step)
                 s_hat = s2 / (1 - 0.999**step)
                 params[k] -= LEARNING_RATE * m_hat / (np.sqrt(s_hat) + 1e-8)
-        loss = float(np.mean((predict(params, zt, share_t)[0] - yt) ** 2))
+        loss = loss_on(predict(params, zt, share_t)[0], yt, group_t)
         if loss < best[0]:
             best = (loss, {k: p.copy() for k, p in params.items()})
     p = best[1]
@@ -187,6 +242,14 @@ def fit(
     return rows, [float(v) for v in p["v"]], [float(v) for v in u], b
 
 
+def _numbered(np: Any, groups: list[int]) -> Any:
+    """Group numbers from 0 as an array, each sample of group -1 in one of its own."""
+    out = np.array(groups)
+    alone = out < 0
+    out[alone] = out.max() + 1 + np.arange(int(alone.sum()))
+    return out
+
+
 def predict(net: Network, f: list[float]) -> float:
     rows, out, linear, bias = net
     total = bias + sum(a * b for a, b in zip(linear, f, strict=True))
@@ -195,6 +258,28 @@ def predict(net: Network, f: list[float]) -> float:
         if h > 0:
             total += v * h
     return f[0] * total
+
+
+def within_move(net: Network, samples: list[Sample], groups: list[int]) -> tuple[float, float]:
+    """How well ``net`` tells apart the candidates of one move (``groups``: see
+    :func:`groups_of`): the R^2 and the root mean squared error of the values and the
+    targets less their move's means."""
+    moves: dict[int, list[tuple[float, float]]] = {}
+    for (f, y), g in zip(samples, groups, strict=True):
+        if g >= 0:
+            moves.setdefault(g, []).append((predict(net, f), y))
+    error = spread = 0.0
+    count = 0
+    for pairs in moves.values():
+        mean_p = sum(p for p, _ in pairs) / len(pairs)
+        mean_y = sum(y for _, y in pairs) / len(pairs)
+        for p, y in pairs:
+            error += (p - mean_p - y + mean_y) ** 2
+            spread += (y - mean_y) ** 2
+        count += len(pairs)
+    if not count or not spread:
+        return 0.0, 0.0
+    return 1 - error / spread, (error / count) ** 0.5
 
 
 def _floats(values: list[float], indent: str) -> str:
@@ -314,6 +399,12 @@ def main() -> None:
         help="seed of the first network's starting weights (default: the number of games)",
     )
     parser.add_argument(
+        "--rank",
+        type=float,
+        default=0.0,
+        help="weight of the error within each move's candidates in the loss (see fit)",
+    )
+    parser.add_argument(
         "--pause-while",
         type=Path,
         help="between games, wait while this path exists (a shared machine's quiet lock)",
@@ -337,11 +428,18 @@ def main() -> None:
             save_samples(args.save_samples, games)
     train: list[Sample] = []
     test: list[Sample] = []
+    groups: tuple[list[int], list[int]] = ([], [])
+    numbered = 0  # the groups of the games before
     for seed, samples in games:
-        (test if seed % 5 == 4 else train).extend(samples)
+        held = seed % 5 == 4
+        (test if held else train).extend(samples)
+        moves = groups_of(samples)
+        groups[held].extend(g + numbered if g >= 0 else -1 for g in moves)
+        numbered += max(moves, default=-1) + 1
     fit_seed = len(games) if args.fit_seed is None else args.fit_seed
     nets = [
-        fit(train, test, args.hidden, fit_seed + k, args.pause_while) for k in range(args.ensemble)
+        fit(train, test, args.hidden, fit_seed + k, args.pause_while, args.rank, groups)
+        for k in range(args.ensemble)
     ]
     net = ensemble(nets)
     errors = [predict(net, f) - y for f, y in test]
@@ -351,6 +449,8 @@ def main() -> None:
     mae = sum(abs(e) for e in errors) / len(errors)
     print(f"{source}, {len(train)} samples to fit")
     print(f"held out: {len(test)} samples, R^2 {r2:.3f}, mean absolute error {mae:.1f} points")
+    within = within_move(net, test, groups[1])
+    print(f"within a move's candidates: R^2 {within[0]:.3f}, error {within[1]:.2f} points")
     print(f"{len(INPUT_NAMES)} inputs, {args.ensemble} x {args.hidden} hidden units")
     note = (
         f"Trained on {source}, {args.ensemble} x {args.hidden} hidden units "

@@ -121,7 +121,7 @@ LEVELS = (
         "strong",
         "Strong",
         "Plans for the cards still to come: keeps its floors compact and leaves room to "
-        "put the big digits high (about 91 points a game, about 11 ms a move).",
+        "put the big digits high (about 91 points a game, about 10 ms a move).",
         strong_action,
     ),
 )
