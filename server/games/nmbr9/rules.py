@@ -206,6 +206,9 @@ def ground_offsets(footprint: int, next_to: int, shifts: tuple[int, ...]) -> int
 _ROW_SHAPES: dict[int, dict[tuple[int, int], tuple[int, tuple[int, ...]]]] = {}
 """Per row stride: ``(digit, rot)`` -> (its squares as a mask at bit 0, their bits) on
 masks laid out along y (``(x, y)`` at bit ``y * stride + x``)."""
+_DISTINCT_SHIFTS: dict[int, list[list[tuple[int, ...]]]] = {}
+"""Per row stride, per digit: the bits of each distinct rotation's squares (index =
+``rot``), as :data:`_ROW_SHAPES` has them."""
 _ROTS = tuple(tuple(rot for rot in range(4) if rots >> rot & 1) for rots in range(16))
 """The rotations of a cell's byte (bit ``rot`` set: that rotation is legal there)."""
 _SPREAD = tuple(bytes.maketrans(b"01", bytes((0, 1 << rot))) for rot in range(4))
@@ -234,29 +237,14 @@ def _row_shapes(stride: int) -> dict[tuple[int, int], tuple[int, tuple[int, ...]
             for rot, cells in enumerate(ROTATIONS[digit]):
                 shifts = tuple(y * stride + x for x, y in cells)
                 shapes[(digit, rot)] = (sum(1 << s for s in shifts), shifts)
+        _DISTINCT_SHIFTS[stride] = [
+            [shapes[(digit, rot)][1] for rot in DISTINCT_ROTATIONS[digit]] for digit in DIGITS
+        ]
     return shapes
 
 
 for _stride in range(STRIDE_STEP, 4 * ROUNDS + 3 * REACH + STRIDE_STEP, STRIDE_STEP):
     _row_shapes(_stride)
-
-
-def _and_shifted(mask: int, shifts: tuple[int, ...]) -> int:
-    """The offsets putting every square (``shifts``) on a cell of ``mask``."""
-    out = -1
-    for s in shifts:
-        out &= mask >> s
-        if not out:
-            break
-    return out
-
-
-def _or_shifted(mask: int, shifts: tuple[int, ...]) -> int:
-    """The offsets putting some square (``shifts``) on a cell of ``mask``."""
-    out = 0
-    for s in shifts:
-        out |= mask >> s
-    return out
 
 
 def _legal_masks(
@@ -277,35 +265,49 @@ def _legal_masks(
     shapes = _row_shapes(stride)
     layers: list[int] = []
     below: list[list[int]] = []  # per level, each tile's squares
+    origin = -y0 * stride - x0  # the bit of (0, 0)
     for tile in tiles:
         level = tile["level"]
-        mask = shapes[(tile["digit"], tile["rot"])][0] << (
-            (tile["y"] - y0) * stride + tile["x"] - x0
-        )
+        mask = shapes[tile["digit"], tile["rot"]][0] << (tile["y"] * stride + tile["x"] + origin)
         if level == len(layers):
             layers.append(0)
             below.append([])
         layers[level] |= mask
         below[level].append(mask)
-    rotations = [shapes[(digit, rot)][1] for rot in DISTINCT_ROTATIONS[digit]]
+    rotations = _DISTINCT_SHIFTS[stride][digit]
     squares = SQUARES[digit]
     top = len(layers)
     levels: list[tuple[int, list[int]]] = []
+    # The loops over a shape's squares are written out here, not called (this is
+    # `legal`'s cost, issue 33): every square on the floor (an AND, given up at the
+    # first empty one), then some square next to a higher cell (an OR).
     for level in range(top, 0, -1):
         above = layers[level] if level < top else 0
         floor = layers[level - 1] & ~above
         if floor.bit_count() < squares:
             continue
-        masks = [_and_shifted(floor, shifts) for shifts in rotations]
-        if not any(masks):
+        masks = []
+        found = False
+        for shifts in rotations:
+            fits = -1
+            for s in shifts:
+                fits &= floor >> s
+                if not fits:
+                    break
+            else:
+                found = True
+            masks.append(fits)
+        if not found:
             continue
         near = above << 1 | above >> 1 | above << stride | above >> stride
-        tops = [m & ~above for m in below[level - 1]]
-        tops = [m for m in tops if m.bit_count() >= squares]
+        tops = [rest for m in below[level - 1] if (rest := m & ~above).bit_count() >= squares]
         for rot, shifts in enumerate(rotations):
             fits = masks[rot]
             if fits and above:  # contact with a higher cell unless it opens a level
-                fits &= _or_shifted(near, shifts)
+                touching = 0
+                for s in shifts:
+                    touching |= near >> s
+                fits &= touching
             for tile_top in tops:  # all squares on one tile: one support only
                 if not fits:
                     break
@@ -546,9 +548,10 @@ def legal_layered_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     inside = -1 if _in_bounds(x0, y0, stride, size) else _bounded(x0, y0, stride, size)
     grids = []
     for _, masks in levels:
-        stacked = 0
-        for k, mask in enumerate(masks):
-            stacked |= (mask & inside) << k * size
+        stacked = shift = 0
+        for mask in masks:
+            stacked |= (mask & inside) << shift
+            shift += size
         if stacked:
             grids.append(_layered(rotations, x0, y0, stride, size // stride, stacked))
     return grids
