@@ -29,7 +29,8 @@ legal placement at once on bit masks, one per rotation (the tests check it again
 
 * on the ground, the offsets where some square lands next to the footprint AND NOT
   where some square lands on it (each a shifted copy of a mask, one per square of the
-  shape: :func:`ground_offsets`, which the strong bot's ``candidates`` shares);
+  shape: :func:`ground_masks`, whose :func:`ground_offsets` the strong bot's
+  ``candidates`` shares);
 * above, for each level, the offsets where every square lands on the level's floor
   (the cells of exactly that height), minus those with no square next to a higher cell
   when the level has one, and those with every square on one tile below.
@@ -48,7 +49,7 @@ the masks themselves, in hexadecimal, each with its frame's origin and row width
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import compress, repeat
 from typing import Any
 
@@ -195,12 +196,19 @@ def ground_offsets(footprint: int, next_to: int, shifts: tuple[int, ...]) -> int
     """The legal ground offsets of one rotation, its squares ``shifts`` bits from the
     offset's bit: some square on a cell of ``next_to`` (:func:`beside`), none on the
     footprint."""
-    touching = 0
-    covering = 0
-    for s in shifts:
-        touching |= next_to >> s
-        covering |= footprint >> s
-    return touching & ~covering
+    return ground_masks(footprint, next_to, (shifts,))[0]
+
+
+def ground_masks(footprint: int, next_to: int, rotations: Sequence[tuple[int, ...]]) -> list[int]:
+    """:func:`ground_offsets` of each rotation (its squares' bits) in one call."""
+    masks = []
+    for shifts in rotations:
+        touching = covering = 0
+        for s in shifts:
+            touching |= next_to >> s
+            covering |= footprint >> s
+        masks.append(touching & ~covering)
+    return masks
 
 
 _ROW_SHAPES: dict[int, dict[tuple[int, int], tuple[int, tuple[int, ...]]]] = {}
@@ -323,7 +331,7 @@ def _legal_masks(
             levels.append((level, masks))
     footprint = layers[0]
     next_to = beside(footprint, stride)
-    levels.append((0, [ground_offsets(footprint, next_to, shifts) for shifts in rotations]))
+    levels.append((0, ground_masks(footprint, next_to, rotations)))
     return x0, y0, stride, size, levels
 
 
