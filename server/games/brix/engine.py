@@ -272,32 +272,20 @@ def legal_layered(state: State, seat: int) -> list[LegalGrid]:
     grids: list[LegalGrid] = []
     for takers, flat, upright in groups:
         layers = {"field": "brick", "values": takers}
-        if flat:
-            grids.append(
-                {
-                    "fixed": {"type": "move", "dir": "h"},
-                    "fields": fields,
-                    "origin": origin,
-                    "width": STRIDE,
-                    "height": rows,
-                    "layers": layers,
-                    "each": each,
-                    "bits": format(flat, "x"),
-                }
-            )
-        if upright:
-            grids.append(
-                {
-                    "fixed": {"type": "move", "dir": "v"},
-                    "fields": fields,
-                    "origin": origin,
-                    "width": STRIDE,
-                    "height": rows,
-                    "layers": layers,
-                    "each": each,
-                    "bits": format(upright, "x"),
-                }
-            )
+        for direction, bits in (("h", flat), ("v", upright)):
+            if bits:
+                grids.append(
+                    {
+                        "fixed": {"type": "move", "dir": direction},
+                        "fields": fields,
+                        "origin": origin,
+                        "width": STRIDE,
+                        "height": rows,
+                        "layers": layers,
+                        "each": each,
+                        "bits": format(bits, "x"),
+                    }
+                )
     return grids
 
 
