@@ -147,8 +147,8 @@ def legal_grid(state: State, seat: int) -> list[LegalGrid]:
 
 
 def legal_layered(state: State, seat: int) -> list[LegalGrid]:
-    """:func:`legal` as one grid, the rotations' masks (every level's placements) stacked
-    as layers (``Game.layered_choices``; ``rules.legal_layered_grids``)."""
+    """:func:`legal` as one grid per level, the rotations' masks stacked as layers
+    (``Game.layered_choices``; ``rules.legal_layered_grids``)."""
     return legal_layered_grids(state["players"][seat]["tiles"], current_card(state))
 
 
