@@ -545,27 +545,24 @@ def legal_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
 
 def legal_layered_grids(tiles: list[Tile], digit: int) -> list[dict[str, Any]]:
     """:func:`legal_actions` in the layered grid form of ``legal`` (protocol/README.md
-    "Layered grid legal"): one grid, its layers the distinct rotations (layer ``k`` the
-    ``k``-th), each layer the placements of every level (:func:`_legal_masks`: a
-    placement has one level, so the levels' masks of a rotation are disjoint and are
-    joined) -- one grid and one hexadecimal number where the grid form has one per level
-    and rotation (a mid-game reply about a third the size of one grid per level)."""
+    "Layered grid legal"): one grid per level with placements, highest level first, its
+    rotations' masks (:func:`_legal_masks`) stacked as layers of the whole frame, layer
+    ``k`` the ``k``-th distinct rotation -- one grid and one hexadecimal number per
+    level where the grid form has one per rotation."""
     rotations = list(DISTINCT_ROTATIONS[digit])
     if not tiles:
         return [_layered(rotations, 0, 0, 1, 1, (1 << len(rotations)) - 1)]
     x0, y0, stride, size, levels = _legal_masks(tiles, digit)
     inside = -1 if _in_bounds(x0, y0, stride, size) else _bounded(x0, y0, stride, size)
-    stacked = 0
+    grids = []
     for _, masks in levels:
-        shift = 0
+        stacked = shift = 0
         for mask in masks:
-            stacked |= mask << shift
+            stacked |= (mask & inside) << shift
             shift += size
-    if inside != -1:
-        stacked &= sum(inside << k * size for k in range(len(rotations)))
-    if not stacked:
-        return []
-    return [_layered(rotations, x0, y0, stride, size // stride, stacked)]
+        if stacked:
+            grids.append(_layered(rotations, x0, y0, stride, size // stride, stacked))
+    return grids
 
 
 def _layered(
