@@ -51,7 +51,7 @@ from tablehub.server.games.base import (
     Status,
     clone,
 )
-from tablehub.server.games.brix.masks import STRIDE, Frame, Walls, frame_of, takings_of
+from tablehub.server.games.brix.masks import STRIDE, Frame, frame_of, takings_of
 from tablehub.server.games.brix.wall import FACES, Cell, Pos, Wall, brick_cells
 from tablehub.server.games.moves import MoveTable, copy_levels
 from tablehub.server.games.options import Option
@@ -257,13 +257,9 @@ def legal_layered(state: State, seat: int) -> list[LegalGrid]:
         if not stacked:
             return []
         directions: dict[str, Any] = {"field": "dir", "values": ["h", "v"]}
-        return [_layered({"type": "place"}, walls, directions, each, stacked)]
+        return [_layered({"type": "place"}, walls.x0, walls.rows, directions, each, stacked)]
     x0, taken, starts, rows = frame_of(state["bricks"])
     tags, h, v, safe = takings_of(taken, starts, rows, state["locked"])
-    # the grids are written inline (a call each costs more than the rest of the dict),
-    # with the keys of _layered: keep the two the same
-    fields = ["x", "y"]
-    origin = [x0, 0]
     groups = [(tags, h, v)]
     if safe < len(tags):  # the collapsing moves' grids after the others
         cut = safe * rows * STRIDE  # their slots' first bit
@@ -274,34 +270,26 @@ def legal_layered(state: State, seat: int) -> list[LegalGrid]:
         layers = {"field": "brick", "values": takers}
         for direction, bits in (("h", flat), ("v", upright)):
             if bits:
-                grids.append(
-                    {
-                        "fixed": {"type": "move", "dir": direction},
-                        "fields": fields,
-                        "origin": origin,
-                        "width": STRIDE,
-                        "height": rows,
-                        "layers": layers,
-                        "each": each,
-                        "bits": format(bits, "x"),
-                    }
-                )
+                fixed = {"type": "move", "dir": direction}
+                grids.append(_layered(fixed, x0, rows, layers, each, bits))
     return grids
 
 
 def _layered(
     fixed: dict[str, Any],
-    walls: Walls,
+    x0: int,
+    rows: int,
     layers: dict[str, Any],
     each: list[dict[str, Any]],
     bits: int,
 ) -> LegalGrid:
+    """One grid of the layered form over a wall's frame (``x0``, ``rows`` of ``STRIDE``)."""
     return {
         "fixed": fixed,
         "fields": ["x", "y"],
-        "origin": [walls.x0, 0],
+        "origin": [x0, 0],
         "width": STRIDE,
-        "height": walls.rows,
+        "height": rows,
         "layers": layers,
         "each": each,
         "bits": format(bits, "x"),
