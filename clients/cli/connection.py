@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import json
 import logging
 import os
 import random
@@ -40,12 +41,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import fastjsonschema
 import jsonpatch
 import websockets
 from websockets.asyncio.client import ClientConnection
 
 from tablehub.protocol import SUBPROTOCOLS, Codec
-from tablehub.protocol.codec import PROTOCOL_VERSION
+from tablehub.protocol.codec import PROTOCOL_VERSION, V1_DIR
 from tablehub.protocol.legal import COMPACT, GRID, LAYERED, PLAIN, listed_actions
 from tablehub.protocol.viewhash import view_hash
 
@@ -143,6 +145,23 @@ def _with_tls(url: str, ws_options: dict[str, Any]) -> dict[str, Any]:
     if context is None or "ssl" in ws_options:
         return ws_options
     return {**ws_options, "ssl": context}
+
+
+@functools.cache
+def _legal_schema() -> Callable[[Any], Any]:
+    """This revision's schema of ``legal``, compiled for the client's own check (not the
+    hub's door: a hub in the same process may be narrowed to an older revision's)."""
+    return fastjsonschema.compile(json.loads((V1_DIR / "legal.json").read_text()))
+
+
+def _plain_legal_ok(table: str) -> bool:
+    """Whether the plain ``legal`` ask for ``table`` is well formed by this revision's
+    schema (the ask every hub revision takes)."""
+    try:
+        _legal_schema()({"t": "legal", "id": 0, "table": table})
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
 
 
 class Connection:
@@ -332,14 +351,16 @@ class Connection:
         A ``bad_message`` to an ask with a form is a hub older than that form: the ask
         is sent again in the next cheaper one (:data:`LEGAL_FORMS`; the plain ask has no
         ``form`` field), and the form the hub took is kept for later asks.  Any other
-        error, and ``bad_message`` to the plain ask, raises ServerError as before."""
+        error, ``bad_message`` to the plain ask, and ``bad_message`` to an ask whose
+        plain form this revision's schema refuses too (a malformed table id: no older
+        hub takes it either) raise ServerError as before."""
         form = self.legal_form
         while True:
             fields = {"table": table} if form == PLAIN else {"table": table, "form": form}
             try:
                 reply = await self.request("legal", **fields)
             except ServerError as err:
-                if err.code != "bad_message" or form == PLAIN:
+                if err.code != "bad_message" or form == PLAIN or not _plain_legal_ok(table):
                     raise
                 form = LEGAL_FORMS[LEGAL_FORMS.index(form) + 1]
                 continue

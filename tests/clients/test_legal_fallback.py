@@ -160,12 +160,15 @@ async def test_another_error_is_raised_at_once(hub: RunningHub, older_hub: Older
     assert seen == [GRID]
 
 
-async def test_bad_message_to_the_plain_ask_is_raised(hub: RunningHub, older_hub: OlderHub) -> None:
+async def test_a_malformed_ask_is_refused_once(hub: RunningHub, older_hub: OlderHub) -> None:
+    """A ``bad_message`` about the request itself, not its form, is raised at once:
+    asking again in a cheaper form would only be refused again (and count towards the
+    errors a minute)."""
     seen = older_hub(LEGAL_FORMS)
     conn = await hub.connect("ann")
     with pytest.raises(ServerError) as refused:
         await conn.legal("not a table id")  # refused by every revision's schema
     assert refused.value.code == "bad_message"
     assert "not allowed" in refused.value.message
-    assert seen == [LAYERED, GRID, COMPACT, None], "every form, then the plain ask's refusal"
+    assert seen == [LAYERED], "asked once, not again in every form"
     assert conn.legal_form == LAYERED, "no form was taken, so none is kept"
