@@ -25,6 +25,12 @@ game with phases (the wall duel's placing and move phases), each phase's figures
   the same version (the kept reply);
 * ``apply``: one move in the same positions.
 
+Collection as the hub does it (server/ops/gc_tuning.py): automatic collection off, the
+young generation collected after each seat's calls, outside the timed ones -- with it on, a
+collection that the bots' moves between the calls made due lands in whichever call
+allocates next (in the hub none does: ``Collector`` collects on a timer); the young
+collections' own CPU per position is printed after the games.
+
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
 median; the full list is printed beside the layered ask (and 9-tower's grid and compact
 forms) and the staged form (Termite Towers).
@@ -39,10 +45,12 @@ calls; also ``bot_action`` on the same layout, and ``view``/``status``/``apply``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import gc
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from tablehub.protocol.codec import SUBPROTOCOLS
@@ -152,7 +160,38 @@ def staged_walk(game: Game, state: State, seat: int, rng: Rng, samples: Samples)
             return
 
 
+@contextlib.contextmanager
+def hub_collection() -> Iterator[list[float]]:
+    """Collection as a serving hub's ``Collector`` does it: one full collection and a
+    freeze, automatic collection off; yields the list the young collections' CPU times
+    go to (:func:`collect_young`)."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield []
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def collect_young(times: list[float]) -> None:
+    """The hub's young collection, after a seat's calls (its CPU time kept apart)."""
+    start = time.process_time()
+    gc.collect(0)
+    times.append(time.process_time() - start)
+
+
 def bench_games(games: int, min_calls: int) -> None:
+    with hub_collection() as young:
+        _bench_games(games, min_calls, young)
+    print(
+        f"young collections after each seat's calls: {statistics.mean(young) * 1e3:.3f} ms CPU"
+        f" on average, {len(young)} of them"
+    )
+
+
+def _bench_games(games: int, min_calls: int, young: list[float]) -> None:
     print(
         "CPU per call, ms (median / p99); served = legal + its ok frame (msgpack), again ="
         " a second ask at the version; apply = one move in the same positions; at least"
@@ -180,6 +219,7 @@ def bench_games(games: int, min_calls: int) -> None:
                     start = time.process_time()
                     game.apply(state, seat, move)
                     samples.apply.append(time.process_time() - start)
+                    collect_young(young)
                 seat = status["to_act"][0]
                 state, _ = game.apply(state, seat, game.bot_move(state, seat, game.fast_bot_level))
                 version += 1
