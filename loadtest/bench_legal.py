@@ -29,7 +29,7 @@ Collection as the hub does it (server/ops/gc_tuning.py): automatic collection of
 young generation collected after each seat's calls, outside the timed ones -- with it on, a
 collection that the bots' moves between the calls made due lands in whichever call
 allocates next (in the hub none does: ``Collector`` collects on a timer); the young
-collections' own CPU per position is printed after the games.
+collections' own CPU is printed after the games.
 
 The targets (issue 33): served median <= apply median, served p99 <= 3x the apply
 median; the full list is printed beside the layered ask (and 9-tower's grid and compact
