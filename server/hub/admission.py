@@ -38,13 +38,15 @@ def _refusal(command: Command) -> str | None:
 
 def admit(signals: Sequence[Overload], command: Command) -> bool:
     """Raise ``overloaded`` (with the longest ``retry_ms`` of the signals) for an
-    ``act`` or ``legal`` this process should not take now; True when the command is one
-    of those (and was taken), False for anything else (never refused)."""
+    ``act`` or ``legal`` this process should not take now.  True when the command is a
+    player's move that was taken -- the work the sojourn signal times; a ``legal`` is
+    not timed: answered at once at an idle table, it would tell the signal that nothing
+    waits while acts stand in a queue -- False for anything else."""
     words = _refusal(command)
     if words is None:
         return False
     hints = [hint for signal in signals if (hint := signal.refusing_moves()) is not None]
     if not hints:
-        return True
+        return isinstance(command, Act)
     metrics.REFUSED.inc()
     raise TableError("overloaded", f"{words}: try again in a moment", max(hints))

@@ -29,7 +29,7 @@ from tablehub.server.ops.loopwatch import TABLES_LATE_S, LoopWatch
 from tablehub.server.ops.sojourn import Sojourn
 from tablehub.server.store.base import Store
 from tablehub.server.tables.actor import Answer, FutureAnswer
-from tablehub.server.tables.core import Act, Command
+from tablehub.server.tables.core import Command
 from tablehub.server.tables.errors import TableError, unavailable
 from tablehub.server.tables.feed import Audience
 from tablehub.server.tables.journal import StoreUnavailable
@@ -210,13 +210,11 @@ class Hub:
         task, no future: the session's act path); otherwise one task loads the table
         or forwards the command to its owner."""
         try:
-            admitted_move = admit(self.move_signals, command)
+            timed = admit(self.move_signals, command)
         except TableError as err:
             answer(None, err)
             return
-        if admitted_move and isinstance(command, Act):
-            # only acts are timed: a `legal` answered at once at an idle table would
-            # tell the sojourn signal that nothing waits while acts stand in a queue
+        if timed:
             answer = _Timed(answer, self.sojourn)
         live = self.directory.get(table_id)
         if live is not None and live.post(command, answer):
