@@ -21,8 +21,9 @@ tries), and ``on_wait`` is told in words while the client waits.
 grid legal").  A hub older than a form refuses it as ``bad_message`` (the value is not in
 its schema), so on that refusal the client asks again in the next cheaper form (layered,
 grid, compact, then plain: no ``form`` field) and keeps the form that was taken for the
-connection's later asks.  Any other error, and ``bad_message`` to the plain ask, is
-raised as before.
+connection's later asks.  Any other error, ``bad_message`` to the plain ask, and
+``bad_message`` to an ask that this revision's own schema refuses without its form too
+(a malformed table id), is raised as before.
 """
 
 from __future__ import annotations
