@@ -54,13 +54,12 @@ class Asker:
         self.next_id += 1
         request_id = self.next_id
         await self.ws.send(msgpack.packb({**msg, "id": request_id}))
-        while True:
-            frame = msgpack.unpackb(await self.ws.recv())
-            for message in frame["m"] if frame["t"] == "batch" else [frame]:
-                if message.get("id") == request_id:
-                    if message["t"] != "ok":
-                        raise RuntimeError(f"refused: {message.get('message')}")
-                    return dict(message)
+        while True:  # one message a frame: neither server batches without the capability
+            message = msgpack.unpackb(await self.ws.recv())
+            if message.get("id") == request_id:
+                if message["t"] != "ok":
+                    raise RuntimeError(f"refused: {message.get('message')}")
+                return dict(message)
 
 
 async def seated(url: str, clients: int) -> list[Asker]:
